@@ -1,0 +1,1 @@
+// CourierURL: see docs/architecture.md.
