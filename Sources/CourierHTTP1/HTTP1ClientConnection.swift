@@ -228,7 +228,8 @@ public struct HTTP1ClientConnection: Sendable {
         if case .failed(let error) = phase { throw error }
         peerClosed = true
         switch phase {
-        case .idle, .mustClose: phase = .closed
+        // With leftovers pending, nextEvent reports them first (unexpectedData).
+        case .idle, .mustClose: if buffer.readableBytes == 0 { phase = .closed }
         default: break
         }
     }
@@ -249,7 +250,8 @@ public struct HTTP1ClientConnection: Sendable {
         case .switched:
             preconditionFailure("nextEvent() after a protocol switch")
         case .idle, .mustClose:
-            // Bytes here were rejected when they arrived; a close moved the phase to closed.
+            // Leftovers after the response that just ended: never the start of another response.
+            if buffer.readableBytes > 0 { throw fail(HTTPParserError(.unexpectedData, offset: 0)) }
             return .needMoreData
         case .exchange:
             break
@@ -327,7 +329,7 @@ public struct HTTP1ClientConnection: Sendable {
             // The response ended before the request body was sent: the rest of the request can no
             // longer be framed on this connection (curl marks such a connection for closing too).
             let keepAlive = responseKeepAlive && !requestBodyPending && !peerClosed
-            phase = keepAlive ? .idle : (peerClosed ? .closed : .mustClose)
+            phase = keepAlive ? .idle : (peerClosed && buffer.readableBytes == 0 ? .closed : .mustClose)
             return .endOfMessage(trailers: trailers, keepAlive: keepAlive)
         }
     }

@@ -58,8 +58,11 @@ public struct HTTP1Transcript: Equatable, Sendable, CustomStringConvertible {
         events.joined(separator: " | ") + (error.map { " | error \($0.code) at \($0.offset)" } ?? "")
     }
 
-    /// Printable ASCII as is, other bytes as `\xHH`.
-    static func render(_ bytes: [UInt8]) -> String {
+    /// Renders bytes as transcripts show them: printable ASCII as is, other bytes (and the
+    /// backslash) as `\xHH`.
+    /// - Parameter bytes: the bytes.
+    /// - Returns: the text.
+    public static func render(_ bytes: [UInt8]) -> String {
         var text = ""
         for byte in bytes {
             if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") {
