@@ -53,6 +53,7 @@ public struct ChunkedDecoder: Sendable {
 
     private let limits: HTTP1ParserLimits
     private let maxDigits: Int
+    private let classes = ByteClasses()
     private var state = State.size
     private var size: UInt64 = 0
     private var sizeDigits = 0
@@ -195,7 +196,7 @@ public struct ChunkedDecoder: Sendable {
         }
         if byte == UInt8(ascii: "\n") { throw HTTPParserError(.bareLineFeed, offset: offset) }
         try countExtensionByte(offset)
-        let isToken = ByteClass.table.isAny(byte, of: .token)
+        let isToken = classes.isToken(byte)
         let isSpace = ASCII.isWhitespace(byte)
         let semicolon = byte == UInt8(ascii: ";")
         let equals = byte == UInt8(ascii: "=")
@@ -225,10 +226,10 @@ public struct ChunkedDecoder: Sendable {
             // qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text (RFC 9110 §5.6.4)
             if byte == UInt8(ascii: "\"") { state = .afterQuotedValue }
             else if byte == UInt8(ascii: "\\") { state = .extensionQuotedPair }
-            else if !ByteClass.table.isAny(byte, of: .fieldValue) { throw invalidExtension(offset) }
+            else if !classes.isFieldValue(byte) { throw invalidExtension(offset) }
         case .extensionQuotedPair:
             // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
-            guard ByteClass.table.isAny(byte, of: .fieldValue) else { throw invalidExtension(offset) }
+            guard classes.isFieldValue(byte) else { throw invalidExtension(offset) }
             state = .extensionQuoted
         case .afterQuotedValue:
             if semicolon { state = .beforeExtensionName }

@@ -76,7 +76,30 @@ struct FieldBlockScanner: Sendable {
         precondition(raw.count >= searchFrom, "the bytes of a block in progress were removed")
         guard let base = raw.baseAddress, raw.count > 0 else { return .needMoreData }
         let end = min(raw.count, limit)
+        let classes = ByteClasses()
         while true {
+            // Fast path, for a line none of whose bytes were looked at yet: parse and validate it
+            // in one pass. It only ever accepts; anything unusual (a malformed byte, the end of
+            // the bytes received) falls through to the general path below, which finds the LF
+            // first and reports errors only for complete lines, so the outcome never depends on
+            // the path taken (nor on where the input was cut).
+            if !expectsStartLine && searchFrom == lineStart {
+                switch FieldBlockScanner.fastLine(base, start: lineStart, end: end, classes) {
+                case .endOfBlock:
+                    lineStart += 2
+                    searchFrom = lineStart
+                    return .complete(end: lineStart)
+                case .field(let range, let next):
+                    guard ranges.count < maxFields else { throw HTTPParserError(.tooManyFields, offset: errorBase + lineStart) }
+                    ranges.append(range)
+                    lineStart = next
+                    searchFrom = next
+                    continue
+                case .undecided(let scannedTo):
+                    // No LF in lineStart..<scannedTo: the search resumes there.
+                    searchFrom = scannedTo
+                }
+            }
             guard let lf = FieldBlockScanner.findLineFeed(base, from: searchFrom, to: end) else {
                 searchFrom = max(end, searchFrom)
                 // The block would be longer than `limit` whatever comes next.
@@ -97,7 +120,7 @@ struct FieldBlockScanner: Sendable {
             }
             if contentEnd == start { return .complete(end: lf + 1) }
             guard ranges.count < maxFields else { throw HTTPParserError(.tooManyFields, offset: errorBase + start) }
-            let range = try FieldBlockScanner.validateFieldLine(base, start: start, end: contentEnd, errorBase: errorBase)
+            let range = try FieldBlockScanner.validateFieldLine(base, start: start, end: contentEnd, errorBase: errorBase, classes)
             ranges.append(range)
         }
     }
@@ -128,19 +151,74 @@ struct FieldBlockScanner: Sendable {
 
     // MARK: Field lines
 
+    enum FastLine {
+        /// CRLF at the start of the line: the block ends.
+        case endOfBlock
+        /// A valid field line; the next line starts at `next`.
+        case field(FieldRange, next: Int)
+        /// Not decided here; no LF occurs before `scannedTo`.
+        case undecided(scannedTo: Int)
+    }
+
+    /// One pass over a well-formed `token ":" OWS field-value OWS CRLF` line.
+    @inline(never)
+    static func fastLine(_ base: UnsafeRawPointer, start: Int, end: Int, _ classes: ByteClasses) -> FastLine {
+        // SAFETY (whole function): every load is at an offset below `end`, the readable count.
+        var i = start
+        guard i &+ 1 < end else { return .undecided(scannedTo: start) }
+        if base.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: "\r") {
+            return base.load(fromByteOffset: i &+ 1, as: UInt8.self) == UInt8(ascii: "\n") ? .endOfBlock : .undecided(scannedTo: start)
+        }
+        while i < end && classes.isToken(base.load(fromByteOffset: i, as: UInt8.self)) { i &+= 1 }
+        // Every byte passed over is a token byte, OWS or a field-value byte, none of them LF: the
+        // LF search may resume where this pass stopped (linear work for trickling input).
+        guard i > start, i < end, base.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: ":") else {
+            return .undecided(scannedTo: i)
+        }
+        let nameEnd = i
+        i &+= 1
+        while i < end && ASCII.isWhitespace(base.load(fromByteOffset: i, as: UInt8.self)) { i &+= 1 }
+        let valueStart = i
+        while true {
+            // Eight bytes at a time while none is below 0x20 or 0x7F (see validateFieldValue).
+            while i &+ 8 <= end {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let below20 = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+                let del = word ^ 0x7F7F_7F7F_7F7F_7F7F
+                let isDel = (del &- 0x0101_0101_0101_0101) & ~del & 0x8080_8080_8080_8080
+                if below20 | isDel != 0 { break }
+                i &+= 8
+            }
+            guard i < end else { return .undecided(scannedTo: i) }
+            let byte = base.load(fromByteOffset: i, as: UInt8.self)
+            if byte == UInt8(ascii: "\r") { break }
+            guard classes.isFieldValue(byte) else { return .undecided(scannedTo: i) }
+            i &+= 1
+        }
+        guard i &+ 1 < end, base.load(fromByteOffset: i &+ 1, as: UInt8.self) == UInt8(ascii: "\n") else {
+            return .undecided(scannedTo: i)
+        }
+        var valueEnd = i
+        while valueEnd > valueStart && ASCII.isWhitespace(base.load(fromByteOffset: valueEnd &- 1, as: UInt8.self)) {
+            valueEnd &-= 1
+        }
+        return .field(FieldRange(nameStart: UInt32(truncatingIfNeeded: start), nameEnd: UInt32(truncatingIfNeeded: nameEnd),
+                                 valueStart: UInt32(truncatingIfNeeded: valueStart), valueEnd: UInt32(truncatingIfNeeded: valueEnd)),
+                      next: i &+ 2)
+    }
+
     /// Validates `field-name ":" OWS field-value OWS` in `start..<end` (CRLF excluded) and returns
     /// the trimmed name and value positions.
     static func validateFieldLine(
-        _ base: UnsafeRawPointer, start: Int, end: Int, errorBase: Int
+        _ base: UnsafeRawPointer, start: Int, end: Int, errorBase: Int, _ classes: ByteClasses
     ) throws(HTTPParserError) -> FieldRange {
-        let table = ByteClass.table
         // SAFETY (whole function): every load is at an offset in start..<end, which the caller
         // took from the readable bytes at `base`.
         let first = base.load(fromByteOffset: start, as: UInt8.self)
         // RFC 9112 §5.2 obs-fold, or §2.2 whitespace between the start line and the first field.
         if ASCII.isWhitespace(first) { throw HTTPParserError(.obsoleteLineFolding, offset: errorBase + start) }
         var i = start
-        while i < end && table.isAny(base.load(fromByteOffset: i, as: UInt8.self), of: .token) { i &+= 1 }
+        while i < end && classes.isToken(base.load(fromByteOffset: i, as: UInt8.self)) { i &+= 1 }
         let nameEnd = i
         guard i < end else { throw HTTPParserError(.invalidFieldName, offset: errorBase + i) }
         let stop = base.load(fromByteOffset: i, as: UInt8.self)
@@ -159,7 +237,7 @@ struct FieldBlockScanner: Sendable {
         i &+= 1
         while i < end && ASCII.isWhitespace(base.load(fromByteOffset: i, as: UInt8.self)) { i &+= 1 }
         let valueStart = i
-        try validateFieldValue(base, start: valueStart, end: end, errorBase: errorBase)
+        try validateFieldValue(base, start: valueStart, end: end, errorBase: errorBase, classes)
         var valueEnd = end
         while valueEnd > valueStart && ASCII.isWhitespace(base.load(fromByteOffset: valueEnd &- 1, as: UInt8.self)) {
             valueEnd &-= 1
@@ -171,7 +249,9 @@ struct FieldBlockScanner: Sendable {
     /// Checks that every byte in `start..<end` is a `field-value` byte (RFC 9110 §5.5: VCHAR,
     /// obs-text, SP, HTAB). Also used for the reason phrase, which has the same alphabet.
     @inline(__always)
-    static func validateFieldValue(_ base: UnsafeRawPointer, start: Int, end: Int, errorBase: Int) throws(HTTPParserError) {
+    static func validateFieldValue(
+        _ base: UnsafeRawPointer, start: Int, end: Int, errorBase: Int, _ classes: ByteClasses
+    ) throws(HTTPParserError) {
         var i = start
         // Fast path: eight bytes at a time, leaving to the byte loop any word that holds a byte
         // below 0x20 (CTL, or HTAB which is allowed) or 0x7F (DEL).
@@ -185,10 +265,9 @@ struct FieldBlockScanner: Sendable {
             i &+= 8
         }
         guard i < end else { return }
-        let table = ByteClass.table
         while i < end {
             let byte = base.load(fromByteOffset: i, as: UInt8.self)
-            if !table.isAny(byte, of: .fieldValue) {
+            if !classes.isFieldValue(byte) {
                 throw HTTPParserError(byte == UInt8(ascii: "\r") ? .bareCarriageReturn : .invalidFieldValue, offset: errorBase + i)
             }
             i &+= 1
@@ -213,4 +292,18 @@ struct FieldBlockScanner: Sendable {
         guard major < 10 && minor < 10 else { return nil }
         return HTTPVersion(major: major, minor: minor)
     }
+}
+
+/// The byte-class table and the classes the parsers test, read once per call: reading
+/// `ByteClass.table` or a `ByteClass` constant from another module goes through a lazy global
+/// initialiser every time, which a per-byte loop cannot afford.
+struct ByteClasses {
+    let table = ByteClass.table
+    let token = ByteClass.token
+    let fieldValue = ByteClass.fieldValue
+    let requestTarget = ByteClass.requestTarget
+
+    @inline(__always) func isToken(_ byte: UInt8) -> Bool { table.isAny(byte, of: token) }
+    @inline(__always) func isFieldValue(_ byte: UInt8) -> Bool { table.isAny(byte, of: fieldValue) }
+    @inline(__always) func isRequestTarget(_ byte: UInt8) -> Bool { table.isAny(byte, of: requestTarget) }
 }

@@ -111,17 +111,17 @@ public struct RequestHeadParser: Sendable {
 
     /// RFC 9112 §3: `request-line = method SP request-target SP HTTP-version`.
     private mutating func parseRequestLine(_ base: UnsafeRawPointer, start: Int, end: Int) throws(HTTPParserError) {
-        let table = ByteClass.table
+        let classes = ByteClasses()
         // SAFETY (whole function): loads are at offsets in start..<end, inside the line.
         var i = start
-        while i < end && table.isAny(base.load(fromByteOffset: i, as: UInt8.self), of: .token) { i += 1 }
+        while i < end && classes.isToken(base.load(fromByteOffset: i, as: UInt8.self)) { i += 1 }
         guard i > start, i < end, base.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: " ") else {
             throw HTTPParserError(.invalidRequestLine, offset: i)
         }
         let method = i - start
         i += 1
         let target = i
-        while i < end && table.isAny(base.load(fromByteOffset: i, as: UInt8.self), of: .requestTarget) { i += 1 }
+        while i < end && classes.isRequestTarget(base.load(fromByteOffset: i, as: UInt8.self)) { i += 1 }
         guard i > target, i < end, base.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: " ") else {
             throw HTTPParserError(.invalidRequestTarget, offset: i)
         }

@@ -185,7 +185,7 @@ public struct ResponseHeadParser: Sendable {
         }
         // reason-phrase = 1*( HTAB / SP / VCHAR / obs-text ): the field-value alphabet.
         do throws(HTTPParserError) {
-            try FieldBlockScanner.validateFieldValue(base, start: start + 13, end: end, errorBase: errorBase)
+            try FieldBlockScanner.validateFieldValue(base, start: start + 13, end: end, errorBase: errorBase, ByteClasses())
         } catch {
             throw error.code == .invalidFieldValue ? HTTPParserError(.invalidStatusLine, offset: error.offset) : error
         }
