@@ -4,11 +4,17 @@
 // What it owns: the resumable position of the search for the end of a block (a head or a trailer
 // section) and the reusable array of field ranges recorded so far.
 //
-// How it works. A block is a sequence of lines ending in CRLF, closed by an empty line. The
-// scanner finds each LF with an 8-bytes-at-a-time search, checks that a CR precedes it, and only
-// then validates the complete line in one pass. Between calls it remembers where the current
-// line started and how far the LF search got, so input that trickles in byte by byte is searched
-// once and each line validated once: total work stays linear (design §3, "never rescan").
+// How it works. A block is a sequence of lines ending in CRLF, closed by an empty line. For a
+// line none of whose bytes were seen before, a fast path parses and validates a well-formed field
+// line in a single pass (token name, colon, OWS, field-value bytes eight at a time, CRLF). It can
+// only accept: whenever it meets anything else — a malformed byte, or the end of the bytes
+// received — it hands over to the general path, which finds the LF with an 8-bytes-at-a-time
+// search, checks that a CR precedes it, and only then validates the complete line and reports
+// the first fault. Errors therefore come only from complete lines, whichever path ran, so the
+// outcome never depends on where the input was cut. Between calls the scanner remembers where
+// the current line started and how far the LF search got, so input that trickles in byte by
+// byte is searched once and each line validated once: total work stays linear (design §3,
+// "never rescan").
 //
 // Invariants:
 //   - 0 <= lineStart <= searchFrom, both offsets from the first byte of the block;
@@ -161,6 +167,8 @@ struct FieldBlockScanner: Sendable {
     }
 
     /// One pass over a well-formed `token ":" OWS field-value OWS CRLF` line.
+    // Not inlined on purpose: inside `scan` the loops below lose their registers to the
+    // surrounding state and run about 1.5x slower (measured on 468-byte heads).
     @inline(never)
     static func fastLine(_ base: UnsafeRawPointer, start: Int, end: Int, _ classes: ByteClasses) -> FastLine {
         // SAFETY (whole function): every load is at an offset below `end`, the readable count.

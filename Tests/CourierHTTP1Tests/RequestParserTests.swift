@@ -91,6 +91,26 @@ import Testing
         #expect(request(twoFields, limits: limits).error == HTTPParserError(.tooManyFields, offset: offset(of: "B:", in: twoFields)))
     }
 
+    @Test func truncatedAtEveryPosition() {
+        let full = message("POST /p HTTP/1.1\nTransfer-Encoding: chunked\n\n", "2\r\nhi\r\n0\r\n\r\n")
+        let headLength = offset(of: "2\r\nhi", in: full)
+        for cut in 0..<full.count {
+            let prefix = Array(full[..<cut])
+            #expect(request(prefix).error == nil, "cut at \(cut)")
+            let closed = request(prefix, close: true)
+            let expected: HTTPParserError.Code? = cut == 0 ? nil : cut < headLength ? .incompleteHead : .incompleteChunkedBody
+            #expect(closed.code == expected, "cut at \(cut)")
+        }
+    }
+
+    @Test func pipelinedRequestsAreLeftForTheNextParse() {
+        let first = message("POST /a HTTP/1.1\nContent-Length: 2\n\n", "hi")
+        let second = message("GET /b HTTP/1.1\n\n")
+        let events = ["request POST /a HTTP/1.1 [Content-Length: 2] contentLength(2)", "body hi", "end trailers=[]"]
+        #expect(request(first, trailing: second, expectedWithTrailing: Transcript(events + ["rest " + HTTP1Transcript.render(second)]))
+            == Transcript(events))
+    }
+
     @Test func requestParserAPI() throws {
         var parser = RequestHeadParser()
         let buffer = ByteBuffer(bytes: message("DELETE /item/7 HTTP/1.0\nX-Id: 7\n\n"))
