@@ -190,8 +190,7 @@ public struct ChunkedDecoder: Sendable {
             switch state {
             // A line may end after a name or a value, not after BWS, ";" or "=".
             case .extensionName, .extensionToken, .afterQuotedValue: state = .sizeLF; return
-            case .extensionQuoted: throw HTTPParserError(.invalidChunkExtension, offset: offset)
-            default: throw HTTPParserError(.invalidChunkExtension, offset: offset)
+            default: throw invalidExtension(offset)
             }
         }
         if byte == UInt8(ascii: "\n") { throw HTTPParserError(.bareLineFeed, offset: offset) }
