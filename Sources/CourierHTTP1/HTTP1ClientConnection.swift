@@ -1,0 +1,355 @@
+// HTTP1ClientConnection: the client side of one HTTP/1.1 connection as a sans-IO state machine
+// (h11's _connection.py / _state.py as the model). It owns the receive buffer, the response head
+// parser (whose field storage is reused for the life of the connection), the body decoder of the
+// response in progress, and the keep-alive decision. It performs no I/O: the shell reports what
+// it sent and what it received, and asks for events.
+//
+// Rules of this file: every transition of `phase` happens here, in the input methods below; the
+// table is the whole story.
+//
+//     phase      input                       next phase / output
+//     ---------  --------------------------  -------------------------------------------------
+//     idle       requestHeadSent             exchange (response: head; request: body or done)
+//     idle       receivedBytes (non-empty)   failed(unexpectedData)
+//     idle       connectionClosed            closed
+//     exchange   nextEvent: 1xx head         exchange; .interimResponse (count and size limited)
+//     exchange   nextEvent: 101 / CONNECT 2xx switched; .switchedProtocols (101 only if asked for)
+//     exchange   nextEvent: final head       exchange (response: body); .responseHead
+//     exchange   nextEvent: body bytes       exchange; .bodyPart
+//     exchange   nextEvent: end of body      idle if keep-alive and request done, else mustClose;
+//                                            .endOfMessage(keepAlive:)
+//     exchange   requestBodyDone             exchange (request: done)
+//     mustClose  requestBodyDone             mustClose (the early response already ended it)
+//     mustClose  receivedBytes (non-empty)   failed(unexpectedData)
+//     mustClose  connectionClosed            closed
+//     any        a peer error                failed(error)  — sticky: every later input rethrows it
+//     closed     nextEvent                   .connectionClosed
+//
+// Keep-alive (RFC 9112 §9.3, §9.6): the connection persists after a response unless the request
+// or the response said `Connection: close`, either side is HTTP/1.0 without `Connection:
+// keep-alive`, the body was delimited by the close, the response ended before the request body was
+// sent (the rest of the request can no longer be framed), or anything went wrong. Errors poison
+// the connection: it is never reused.
+//
+// No pipelining: one request at a time. Bytes arriving when no response is expected (leftovers
+// after a complete response, or before any request) are `unexpectedData` — RFC 9112 §9.3 makes a
+// client responsible for matching responses to requests, and a stray byte would be taken for the
+// next response otherwise.
+//
+// Misuse by the caller (a request while one is in flight, bytes after a close, events after a
+// protocol switch) is a programmer error: a precondition, not an `HTTPParserError`.
+
+import CourierBytes
+
+/// The client side of one HTTP/1.1 connection: feed it what was sent and received, take events.
+public struct HTTP1ClientConnection: Sendable {
+    /// What the caller sent, as far as the response's framing and the connection's fate depend on it.
+    public struct RequestInfo: Sendable, Hashable {
+        /// The request method (HEAD and CONNECT change the response framing).
+        public var method: HTTPMethod
+        /// The version of the request line.
+        public var version: HTTPVersion
+        /// Whether a body follows the head; if so, report its end with `requestBodyDone()`.
+        public var hasBody: Bool
+        /// Whether the request asked to switch protocols (`Connection: upgrade` with `Upgrade`).
+        public var upgradeRequested: Bool
+        /// Whether the request carried `Connection: close`.
+        public var closeRequested: Bool
+        /// Whether the request carried `Connection: keep-alive` (meaningful for HTTP/1.0).
+        public var keepAliveRequested: Bool
+
+        /// Describes a request.
+        /// - Parameters:
+        ///   - method: the method.
+        ///   - version: the request-line version (default HTTP/1.1).
+        ///   - hasBody: whether a body follows the head.
+        ///   - upgradeRequested: whether the request asked for a protocol switch.
+        ///   - closeRequested: whether the request said `Connection: close`.
+        ///   - keepAliveRequested: whether the request said `Connection: keep-alive`.
+        public init(method: HTTPMethod, version: HTTPVersion = .http1_1, hasBody: Bool = false,
+                    upgradeRequested: Bool = false, closeRequested: Bool = false, keepAliveRequested: Bool = false) {
+            self.method = method
+            self.version = version
+            self.hasBody = hasBody
+            self.upgradeRequested = upgradeRequested
+            self.closeRequested = closeRequested
+            self.keepAliveRequested = keepAliveRequested
+        }
+
+        /// Describes a request from the header fields it was sent with: `Connection` options
+        /// `close`, `keep-alive` and `upgrade` (the last together with an `Upgrade` field).
+        /// - Parameters:
+        ///   - method: the method.
+        ///   - version: the request-line version.
+        ///   - headers: the fields sent.
+        ///   - hasBody: whether a body follows the head.
+        public init(method: HTTPMethod, version: HTTPVersion = .http1_1, headers: HTTPHeaders, hasBody: Bool) {
+            func hasOption(_ option: StaticString) -> Bool {
+                headers["connection"].contains { value in
+                    var value = value
+                    return value.withUTF8 { ASCII.listContains($0.baseAddress ?? option.utf8Start, count: $0.count, token: option.rawBytes) }
+                }
+            }
+            self.init(method: method, version: version, hasBody: hasBody,
+                      upgradeRequested: hasOption("upgrade") && headers.contains(name: "upgrade"),
+                      closeRequested: hasOption("close"), keepAliveRequested: hasOption("keep-alive"))
+        }
+
+        /// Whether the request side allows the connection to persist (RFC 9112 §9.3).
+        var allowsPersistence: Bool {
+            if closeRequested { return false }
+            return version.major > 1 || version.minor >= 1 || keepAliveRequested
+        }
+    }
+
+    /// What `nextEvent()` produced.
+    public enum Event: Sendable {
+        /// Nothing more can be decoded from the bytes received so far.
+        case needMoreData
+        /// An interim (1xx) response, such as 100 Continue or 103 Early Hints; a final one follows.
+        case interimResponse(ResponseHead)
+        /// The final response head, and how its body is framed.
+        case responseHead(ResponseHead, framing: BodyFraming)
+        /// Body bytes: a slice sharing the receive buffer's storage.
+        case bodyPart(ByteBuffer)
+        /// The response is complete. `keepAlive` says whether the connection may carry another
+        /// request (once the request body, if any, is done).
+        case endOfMessage(trailers: ParsedFields, keepAlive: Bool)
+        /// A 101 response to an upgrade request, or a 2xx response to CONNECT: HTTP/1.1 is over on
+        /// this connection; `leftover` holds the bytes already received after the head.
+        case switchedProtocols(ResponseHead, leftover: ByteBuffer)
+        /// The peer closed the connection while no response was in progress.
+        case connectionClosed
+    }
+
+    private enum Phase: Sendable {
+        case idle, exchange, mustClose, switched, closed
+        case failed(HTTPParserError)
+    }
+
+    private enum ResponsePhase: UInt8, Sendable { case head, body, done }
+
+    private let limits: HTTP1ParserLimits
+    private var phase = Phase.idle
+    private var buffer = ByteBuffer()
+    private var peerClosed = false
+    private var headParser: ResponseHeadParser
+    private var body = BodyDecoder(framing: .noBody)
+    private var request = RequestInfo(method: .get)
+    private var requestBodyPending = false
+    private var responsePhase = ResponsePhase.head
+    private var responseKeepAlive = false
+    /// Bytes of the current response consumed so far (interim heads, head, body), for offsets.
+    private var responseConsumed = 0
+    /// Bytes of the current response before the final head's first byte.
+    private var finalHeadStart = 0
+
+    /// Creates a connection in the idle state.
+    /// - Parameter limits: the parsing limits.
+    public init(limits: HTTP1ParserLimits = .default) {
+        self.limits = limits
+        self.headParser = ResponseHeadParser(limits: limits)
+    }
+
+    /// Whether a new request may be sent now: idle, nothing unexpected received, not closed.
+    public var isReusable: Bool {
+        if case .idle = phase { return !peerClosed && buffer.readableBytes == 0 }
+        return false
+    }
+
+    /// The error the connection failed with, if it failed.
+    public var error: HTTPParserError? {
+        if case .failed(let error) = phase { return error }
+        return nil
+    }
+
+    // MARK: Inputs
+
+    /// Reports that a request head was sent.
+    /// - Parameter request: what the request said.
+    /// - Throws: the connection's error if it already failed, or `unexpectedData` if bytes
+    ///   arrived before the request.
+    /// - Precondition: the connection is idle (`isReusable`, or failed).
+    public mutating func requestHeadSent(_ request: RequestInfo) throws(HTTPParserError) {
+        if case .failed(let error) = phase { throw error }
+        guard case .idle = phase else { preconditionFailure("a request was sent while the connection was not idle (\(phase))") }
+        precondition(!peerClosed, "a request was sent on a connection the peer closed")
+        if buffer.readableBytes > 0 { throw fail(HTTPParserError(.unexpectedData, offset: 0)) }
+        self.request = request
+        requestBodyPending = request.hasBody
+        responsePhase = .head
+        responseConsumed = 0
+        finalHeadStart = 0
+        headParser.reset()
+        phase = .exchange
+    }
+
+    /// Reports that the request body was sent completely.
+    /// - Throws: the connection's error if it failed.
+    /// - Precondition: a request with a body is in progress.
+    public mutating func requestBodyDone() throws(HTTPParserError) {
+        if case .failed(let error) = phase { throw error }
+        precondition(requestBodyPending, "requestBodyDone() without a request body in progress")
+        // When the response already ended (early response), the phase is mustClose or closed
+        // and stays so; otherwise the exchange continues.
+        requestBodyPending = false
+    }
+
+    /// Hands over bytes read from the connection. The buffer is adopted without a copy when
+    /// nothing is pending.
+    /// - Parameter bytes: the bytes received.
+    /// - Throws: the connection's error if it failed; `unexpectedData` if no response is
+    ///   expected.
+    /// - Precondition: the peer has not closed, and the protocol was not switched.
+    public mutating func receivedBytes(_ bytes: ByteBuffer) throws(HTTPParserError) {
+        if case .failed(let error) = phase { throw error }
+        precondition(!peerClosed, "bytes received after the connection closed")
+        switch phase {
+        case .switched: preconditionFailure("bytes received after a protocol switch belong to the new protocol")
+        case .closed: preconditionFailure("bytes received after the connection closed")
+        default: break
+        }
+        guard bytes.readableBytes > 0 else { return }
+        if buffer.readableBytes == 0 {
+            buffer = bytes
+        } else {
+            if buffer.writableBytes < bytes.readableBytes && buffer.readerIndex > 0 { buffer.discardReadBytes() }
+            buffer.writeBuffer(bytes)
+        }
+        switch phase {
+        case .idle, .mustClose: throw fail(HTTPParserError(.unexpectedData, offset: 0))
+        default: break
+        }
+    }
+
+    /// Reports that the peer closed the connection (end of input).
+    /// - Throws: the connection's error if it failed.
+    public mutating func connectionClosed() throws(HTTPParserError) {
+        if case .failed(let error) = phase { throw error }
+        peerClosed = true
+        switch phase {
+        // With leftovers pending, nextEvent reports them first (unexpectedData).
+        case .idle, .mustClose: if buffer.readableBytes == 0 { phase = .closed }
+        default: break
+        }
+    }
+
+    // MARK: Output
+
+    /// Decodes the next event from the bytes received.
+    /// - Returns: the event; `.needMoreData` when the bytes received so far are used up.
+    /// - Throws: `HTTPParserError` when the peer broke HTTP/1.1 or a limit was exceeded; the same
+    ///   error on every later call.
+    /// - Precondition: the protocol was not switched.
+    public mutating func nextEvent() throws(HTTPParserError) -> Event {
+        switch phase {
+        case .failed(let error):
+            throw error
+        case .closed:
+            return .connectionClosed
+        case .switched:
+            preconditionFailure("nextEvent() after a protocol switch")
+        case .idle, .mustClose:
+            // Leftovers after the response that just ended: never the start of another response.
+            if buffer.readableBytes > 0 { throw fail(HTTPParserError(.unexpectedData, offset: 0)) }
+            return .needMoreData
+        case .exchange:
+            break
+        }
+        switch responsePhase {
+        case .head: return try nextHeadEvent()
+        case .body: return try nextBodyEvent()
+        case .done: return .needMoreData
+        }
+    }
+
+    private mutating func nextHeadEvent() throws(HTTPParserError) -> Event {
+        let result: ResponseHeadParser.Result
+        do throws(HTTPParserError) {
+            result = try headParser.parse(buffer)
+        } catch {
+            throw fail(error)
+        }
+        guard case .complete(let head, let consumed) = result else {
+            if peerClosed {
+                // RFC 9112 §8: a head cut short by the close is incomplete; nothing at all is an
+                // empty reply.
+                let code: HTTPParserError.Code = responseConsumed == 0 && buffer.readableBytes == 0 ? .emptyResponse : .incompleteHead
+                throw fail(HTTPParserError(code, offset: responseConsumed + buffer.readableBytes))
+            }
+            return .needMoreData
+        }
+        buffer.moveReaderIndex(forwardBy: consumed)
+        let headStart = responseConsumed
+        responseConsumed += consumed
+        if head.isInterim { return .interimResponse(head) }
+
+        // RFC 9110 §15.2.2: 101 only in answer to an Upgrade; §9.3.6: 2xx to CONNECT is a tunnel.
+        let isSwitch = head.status == 101 || (request.method.rawValue == "CONNECT" && head.status / 100 == 2)
+        if isSwitch {
+            guard head.status != 101 || request.upgradeRequested else {
+                throw fail(HTTPParserError(.unsolicitedSwitchingProtocols, offset: headStart))
+            }
+            let leftover = buffer
+            buffer = ByteBuffer()
+            phase = .switched
+            return .switchedProtocols(head, leftover: leftover)
+        }
+
+        let framing: BodyFraming
+        do throws(HTTPParserError) {
+            framing = try BodyFraming.forResponse(head, requestMethod: request.method)
+        } catch {
+            throw fail(error.shifted(by: headStart))
+        }
+        finalHeadStart = headStart
+        responseKeepAlive = request.allowsPersistence && HTTP1ClientConnection.responseAllowsPersistence(head)
+            && framing != .untilClose
+        body = BodyDecoder(framing: framing, limits: limits)
+        responsePhase = .body
+        return .responseHead(head, framing: framing)
+    }
+
+    private mutating func nextBodyEvent() throws(HTTPParserError) -> Event {
+        let bodyStart = responseConsumed
+        var event: BodyEvent?
+        do throws(HTTPParserError) {
+            event = try body.next(from: &buffer)
+            if event == nil && peerClosed { event = try body.connectionClosed() }
+        } catch {
+            throw fail(error.shifted(by: bodyStart))
+        }
+        switch event {
+        case nil:
+            return .needMoreData
+        case .data(let bytes)?:
+            return .bodyPart(bytes)
+        case .end(let trailers)?:
+            responsePhase = .done
+            // The response ended before the request body was sent: the rest of the request can no
+            // longer be framed on this connection (curl marks such a connection for closing too).
+            let keepAlive = responseKeepAlive && !requestBodyPending && !peerClosed
+            phase = keepAlive ? .idle : (peerClosed && buffer.readableBytes == 0 ? .closed : .mustClose)
+            return .endOfMessage(trailers: trailers, keepAlive: keepAlive)
+        }
+    }
+
+    /// RFC 9112 §9.3: `Connection: close` ends persistence; HTTP/1.0 persists only with
+    /// `Connection: keep-alive`.
+    static func responseAllowsPersistence(_ head: ResponseHead) -> Bool {
+        let connection: StaticString = "connection"
+        let close: StaticString = "close"
+        let keepAlive: StaticString = "keep-alive"
+        if head.headers.containsToken(close.rawBytes, inField: connection.rawBytes) { return false }
+        if head.version.major == 1 && head.version.minor == 0 {
+            return head.headers.containsToken(keepAlive.rawBytes, inField: connection.rawBytes)
+        }
+        return true
+    }
+
+    /// Records `error` as the connection's fate and returns it for throwing.
+    private mutating func fail(_ error: HTTPParserError) -> HTTPParserError {
+        phase = .failed(error)
+        return error
+    }
+}

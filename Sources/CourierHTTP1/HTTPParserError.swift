@@ -1,0 +1,141 @@
+// HTTPParserError: the one error type of the HTTP/1.1 parsing side (heads, body framing, chunked
+// decoding, the client connection state machine).
+//
+// Every error here is a REMOTE protocol error: the peer sent bytes that are not acceptable HTTP/1.1
+// (or that exceed a configured limit). Local misuse of the APIs (feeding a parser after it
+// completed, reporting a request while one is in flight, ...) is a programmer error and is caught
+// by preconditions, never by this type (design §2, §6). After an error of this type the connection
+// must be closed: the machines that raise it stay failed (errors are sticky).
+//
+// The code is API (a closed set of static constants, stable raw values); the message text is not.
+
+/// A violation of HTTP/1.1 by the peer, or a configured limit exceeded, with the byte offset at
+/// which it was detected.
+public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong. A closed set of static constants; the raw value is stable.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The stable numeric value of the code.
+        public let rawValue: UInt16
+        /// A stable identifier such as `invalidStatusLine`.
+        public let name: StaticString
+
+        private init(_ rawValue: UInt16, _ name: StaticString) {
+            self.rawValue = rawValue
+            self.name = name
+        }
+
+        /// Codes are equal when their raw values are.
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.rawValue == rhs.rawValue }
+        /// Hashes the raw value.
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+        /// The identifier, e.g. `invalidStatusLine`.
+        public var description: String { name.description }
+
+        // MARK: Start lines (RFC 9112 §3, §4)
+
+        /// The status line is not `HTTP-version SP 3DIGIT SP reason-phrase` (RFC 9112 §4).
+        public static let invalidStatusLine = Code(1, "invalidStatusLine")
+        /// The request line is not `method SP request-target SP HTTP-version` (RFC 9112 §3).
+        public static let invalidRequestLine = Code(2, "invalidRequestLine")
+        /// The request-target holds a byte outside the allowed set, or is empty (RFC 9112 §3.2).
+        public static let invalidRequestTarget = Code(3, "invalidRequestTarget")
+        /// The HTTP version is well-formed but not HTTP/1.x (RFC 9112 §2.3).
+        public static let unsupportedVersion = Code(4, "unsupportedVersion")
+
+        // MARK: Field lines (RFC 9112 §2.2, §5; RFC 9110 §5)
+
+        /// A field name is empty, not a token, or the line has no colon (RFC 9110 §5.1).
+        public static let invalidFieldName = Code(10, "invalidFieldName")
+        /// Whitespace between a field name and the colon (RFC 9112 §5.1: MUST reject).
+        public static let whitespaceBeforeColon = Code(11, "whitespaceBeforeColon")
+        /// A field value holds a byte outside `field-value` (NUL, another CTL, DEL) (RFC 9110 §5.5).
+        public static let invalidFieldValue = Code(12, "invalidFieldValue")
+        /// A line starts with SP or HTAB: obsolete line folding, or whitespace after the start line
+        /// (RFC 9112 §5.2, §2.2). Rejected, never unfolded.
+        public static let obsoleteLineFolding = Code(13, "obsoleteLineFolding")
+        /// A line ended in LF without CR (RFC 9112 §2.2 allows recipients to accept it; Courier does
+        /// not).
+        public static let bareLineFeed = Code(14, "bareLineFeed")
+        /// A CR not followed by LF (RFC 9112 §2.2: consider the element invalid).
+        public static let bareCarriageReturn = Code(15, "bareCarriageReturn")
+
+        // MARK: Limits
+
+        /// The head (start line and fields, interim heads included) exceeds `maxHeadSize`.
+        public static let headTooLarge = Code(20, "headTooLarge")
+        /// More field lines than `maxFieldCount` in a head or a trailer section.
+        public static let tooManyFields = Code(21, "tooManyFields")
+        /// More interim (1xx) responses than `maxInterimResponses` before the final one.
+        public static let tooManyInterimResponses = Code(22, "tooManyInterimResponses")
+
+        // MARK: Body framing (RFC 9112 §6; RFC 9110 §8.6)
+
+        /// A Content-Length value is not `1*DIGIT` or does not fit in 64 bits (RFC 9110 §8.6).
+        public static let invalidContentLength = Code(30, "invalidContentLength")
+        /// Several Content-Length values that differ (RFC 9112 §6.3 rule 5).
+        public static let conflictingContentLength = Code(31, "conflictingContentLength")
+        /// Content-Length and Transfer-Encoding together (RFC 9112 §6.3 rule 3: handled as an error).
+        public static let contentLengthWithTransferEncoding = Code(32, "contentLengthWithTransferEncoding")
+        /// A transfer coding other than exactly `chunked` (RFC 9112 §6.1; a server answers 501).
+        public static let unsupportedTransferCoding = Code(33, "unsupportedTransferCoding")
+        /// Transfer-Encoding in an HTTP/1.0 message (RFC 9112 §6.1: the framing is faulty).
+        public static let transferEncodingInHTTP10 = Code(34, "transferEncodingInHTTP10")
+
+        // MARK: Chunked coding (RFC 9112 §7.1)
+
+        /// A chunk-size that is empty or holds a non-hex byte.
+        public static let invalidChunkSize = Code(40, "invalidChunkSize")
+        /// A chunk-size of more hex digits than the limit (16: 64 bits).
+        public static let chunkSizeTooLarge = Code(41, "chunkSizeTooLarge")
+        /// Chunk extensions of the message exceed `maxChunkExtensionsSize`.
+        public static let chunkExtensionsTooLarge = Code(42, "chunkExtensionsTooLarge")
+        /// A chunk extension that is not `;name[=token|quoted-string]` (RFC 9112 §7.1.1).
+        public static let invalidChunkExtension = Code(43, "invalidChunkExtension")
+        /// The trailer section exceeds `maxTrailerSize` (RFC 9112 §7.1.2).
+        public static let trailersTooLarge = Code(44, "trailersTooLarge")
+        /// A byte other than CRLF where the chunked framing needs CRLF.
+        public static let invalidChunkFraming = Code(45, "invalidChunkFraming")
+
+        // MARK: Message sequence and connection
+
+        /// A 101 (Switching Protocols) response to a request that did not ask for an upgrade
+        /// (RFC 9110 §15.2.2).
+        public static let unsolicitedSwitchingProtocols = Code(50, "unsolicitedSwitchingProtocols")
+        /// The connection closed before a Content-Length body was complete (RFC 9112 §8).
+        public static let bodyShorterThanAnnounced = Code(51, "bodyShorterThanAnnounced")
+        /// The connection closed inside a chunked body (RFC 9112 §8).
+        public static let incompleteChunkedBody = Code(52, "incompleteChunkedBody")
+        /// The connection closed inside a response head (RFC 9112 §8).
+        public static let incompleteHead = Code(53, "incompleteHead")
+        /// The connection closed before any byte of the response (curl: "empty reply").
+        public static let emptyResponse = Code(54, "emptyResponse")
+        /// Bytes arrived while no response was expected (after a complete response, or before any
+        /// request) (RFC 9112 §9.3: a client does not pipeline here).
+        public static let unexpectedData = Code(55, "unexpectedData")
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// Where it was detected: the offset in bytes from the first byte of the message (for a
+    /// response, the first byte of its first interim head; for a body decoder used on its own, the
+    /// first byte of the body).
+    public var offset: Int
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - offset: where, in bytes from the start of the message.
+    public init(_ code: Code, offset: Int) {
+        self.code = code
+        self.offset = offset
+    }
+
+    /// `code at byte offset`.
+    public var description: String { "HTTPParserError(\(code.name) at byte \(offset))" }
+
+    /// The same error with its offset moved by `delta` (to report an inner offset from the start of
+    /// the whole message).
+    func shifted(by delta: Int) -> HTTPParserError {
+        HTTPParserError(code, offset: offset + delta)
+    }
+}
