@@ -272,10 +272,10 @@ struct JSONScanner {
             if unit & 0xFC00 == 0xD800 {
                 // RFC 8259 §7: a character outside the BMP is a UTF-16 surrogate pair of escapes.
                 // A high surrogate must be followed at once by `\u` and a low surrogate.
+                guard end < count else { throw endOfInput() }
+                guard base[end] == UInt8(ascii: "\\") else { throw fail(.loneSurrogateEscape, at: p) }
                 guard end &+ 1 < count else { throw endOfInput() }
-                guard base[end] == UInt8(ascii: "\\"), base[end &+ 1] == UInt8(ascii: "u") else {
-                    throw fail(.loneSurrogateEscape, at: p)
-                }
+                guard base[end &+ 1] == UInt8(ascii: "u") else { throw fail(.loneSurrogateEscape, at: p) }
                 let low = try hexQuad(at: end &+ 2)
                 guard low & 0xFC00 == 0xDC00 else { throw fail(.loneSurrogateEscape, at: p) }
                 scalar = 0x10000 &+ ((UInt32(unit) & 0x3FF) << 10 | (UInt32(low) & 0x3FF))

@@ -132,8 +132,11 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public func iso8601String() -> String? {
         // Floor division, safe for Int64.min.
         var days = seconds / 86_400
-        if seconds % 86_400 < 0 { days -= 1 }
-        let secondOfDay = Int(seconds - days * 86_400)
+        var secondOfDay = Int(seconds % 86_400)
+        if secondOfDay < 0 {
+            days -= 1
+            secondOfDay += 86_400
+        }
         let (year, month, day) = Timestamp.civilFromDays(days)
         guard (0...9999).contains(year) else { return nil }
         var text = ""
