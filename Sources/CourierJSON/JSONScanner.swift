@@ -179,11 +179,12 @@ struct JSONScanner {
         }
     }
 
-    /// Whether any byte of `word` is below 0x20, a quote, a backslash, or 0x80 and above (the
-    /// start of a multi-byte sequence that needs validation). Branch-free SWAR tests: a byte of
-    /// `x` is zero exactly when `(x - 0x01…) & ~x & 0x80…` has its high bit set.
+    /// A mask with the high bit set in (at least) the lowest byte of `word` that is below 0x20, a
+    /// quote, a backslash, or 0x80 and above (the start of a multi-byte sequence). Zero when there
+    /// is none. SWAR tests: a byte of `x` is zero when `(x - 0x01…) & ~x & 0x80…` has its high bit
+    /// set; a borrow can only mark bytes ABOVE a true hit, so the lowest marked byte is exact.
     @inline(__always)
-    static func hasSpecialByte(_ word: UInt64) -> Bool {
+    static func specialByteMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let belowSpace = (word &- ones &* 0x20) & ~word & highs
@@ -191,7 +192,7 @@ struct JSONScanner {
         let quoteZero = (quote &- ones) & ~quote & highs
         let backslash = word ^ (ones &* 0x5C)
         let backslashZero = (backslash &- ones) & ~backslash & highs
-        return (belowSpace | quoteZero | backslashZero | (word & highs)) != 0
+        return belowSpace | quoteZero | backslashZero | (word & highs)
     }
 
     /// Advances from `start` over string content that stands for itself: printable ASCII other
@@ -203,12 +204,17 @@ struct JSONScanner {
             if p &+ 8 <= count {
                 // SAFETY: p + 8 <= count; loadUnaligned has no alignment requirement.
                 let word = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
-                if !JSONScanner.hasSpecialByte(word) {
+                let mask = JSONScanner.specialByteMask(word)
+                if mask == 0 {
                     p &+= 8
                     continue
                 }
+                #if _endian(little)
+                // The lowest marked byte is the first special byte in memory order.
+                p &+= mask.trailingZeroBitCount >> 3
+                #endif
             }
-            // SAFETY: p < count (loop condition).
+            // SAFETY: p < count (loop condition, or p advanced to a byte inside the loaded word).
             let byte = base[p]
             if byte < 0x80 {
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return p }

@@ -38,9 +38,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public init?(secondsSince1970: Double) {
         guard secondsSince1970.isFinite,
               secondsSince1970 >= -9.2e18, secondsSince1970 <= 9.2e18 else { return nil }
-        let whole = secondsSince1970.rounded(.down)
-        var seconds = Int64(whole)
-        var nanos = Int64(((secondsSince1970 - whole) * 1e9).rounded())
+        // Floor and round by integer conversion: Double.rounded() lowers to libm's floor/round,
+        // which a pure module must not require consumers to link.
+        var seconds = Int64(secondsSince1970)  // toward zero; exact, |value| < 2^63
+        if Double(seconds) > secondsSince1970 { seconds -= 1 }
+        let fraction = (secondsSince1970 - Double(seconds)) * 1e9  // in [0, 1e9]
+        var nanos = Int64(fraction + 0.5)
         if nanos >= 1_000_000_000 {
             seconds += 1
             nanos -= 1_000_000_000
