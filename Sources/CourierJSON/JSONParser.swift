@@ -77,7 +77,8 @@ public struct JSONParser: Sendable {
         return try result.get()
     }
 
-    /// Parses the readable bytes of a buffer (the reader index does not move).
+    /// Parses the readable bytes of a buffer (the reader index does not move; error offsets count
+    /// from the reader index).
     /// - Parameter buffer: the whole input.
     /// - Returns: the value.
     /// - Throws: `JSONError`.
