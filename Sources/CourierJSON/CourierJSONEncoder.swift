@@ -247,11 +247,12 @@ final class _JSONEncoderImpl: Encoder {
 
     /// Encodes any `Encodable` into `node`, intercepting the types the JSON form knows better.
     func box<T: Encodable>(_ value: T, into node: _JSONEncodingNode, path: [any CodingKey]) throws {
-        if let timestamp = value as? Timestamp {
+        // Compare metatypes first: cheaper than a dynamic cast for every value encoded.
+        if T.self == Timestamp.self, let timestamp = value as? Timestamp {
             node.setValue(try self.timestamp(timestamp, path: path))
             return
         }
-        if let json = value as? JSONValue {
+        if T.self == JSONValue.self, let json = value as? JSONValue {
             node.setValue(json)
             return
         }
