@@ -1,0 +1,258 @@
+// JSONParser: a whole-input, strict RFC 8259 parser that builds a JSONValue.
+//
+// What this file owns: the structural grammar (RFC 8259 §2, §4, §5) and tree building. Tokens come
+// from JSONScanner, shared with the streaming null sanitizer.
+//
+//   JSON-text = ws value ws                 (§2; any value at top level, scalars included)
+//   object    = { ws [ member *( ws , ws member ) ] ws }      member = string ws : ws value
+//   array     = [ ws [ value *( ws , ws value ) ] ws ]
+//
+// Theory of operation: no recursion. Open containers are frames on an explicit stack (bounded by
+// Limits.maxDepth), so hostile nesting costs heap, never call stack. Finished values wait on one
+// value stack; an object's member names wait on a parallel key stack. Closing a container moves
+// its slice of the stacks into a new array or object in one step.
+//
+// Invariants:
+//   * frames.count <= limits.maxDepth.
+//   * For the open object frame f: keys.count - f.keyStart == values.count - f.valueStart, except
+//     between reading a member name and finishing its value, when keys has one more.
+//   * With removesNullValues, a null inside a container is never pushed (and its key is popped),
+//     which is AFNetworking's removesKeysWithNullValues plus Courier's fix for arrays.
+//   * Errors are final: parse either returns a complete value or throws.
+
+import CourierBytes
+
+/// A strict RFC 8259 JSON parser over a complete input.
+public struct JSONParser: Sendable {
+    /// Resource limits (design §5).
+    public struct Limits: Sendable, Hashable {
+        /// The most arrays and objects that may be open at once. Default 512, the limit of
+        /// swift-corelibs-foundation's JSONSerialization (and of Foundation's JSONDecoder).
+        /// `[[…]]` with 512 brackets parses; with 513 it fails with `.depthLimitExceeded`.
+        public var maxDepth: Int
+
+        /// Creates limits.
+        /// - Parameter maxDepth: the nesting limit; at least 1 for any container to parse.
+        public init(maxDepth: Int = 512) {
+            precondition(maxDepth >= 0, "negative depth limit")
+            self.maxDepth = maxDepth
+        }
+    }
+
+    /// The limits this parser enforces.
+    public var limits: Limits
+    /// When true, object members whose value is `null` and `null` array elements are dropped at
+    /// every depth while building (see `JSONNullSanitizer` for the semantics). A top-level `null`
+    /// stays `null`.
+    public var removesNullValues: Bool
+
+    /// Creates a parser.
+    /// - Parameters:
+    ///   - limits: resource limits.
+    ///   - removesNullValues: whether to drop nulls inside containers while building.
+    public init(limits: Limits = Limits(), removesNullValues: Bool = false) {
+        self.limits = limits
+        self.removesNullValues = removesNullValues
+    }
+
+    // MARK: Entry points
+
+    /// Parses one complete JSON text.
+    /// - Parameter bytes: the whole input.
+    /// - Returns: the value.
+    /// - Throws: `JSONError` with the code and byte offset of the first problem.
+    public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { throw JSONError(.emptyInput, offset: 0) }
+        var scanner = JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        return try parseDocument(&scanner)
+    }
+
+    /// Parses one complete JSON text.
+    /// - Parameter bytes: the whole input.
+    /// - Returns: the value.
+    /// - Throws: `JSONError`.
+    public func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
+        // Array.withUnsafeBytes rethrows untyped errors; carry the typed one out in a Result.
+        let result = bytes.withUnsafeBytes { raw in Result { () throws(JSONError) in try parse(raw) } }
+        return try result.get()
+    }
+
+    /// Parses the readable bytes of a buffer (the reader index does not move; error offsets count
+    /// from the reader index).
+    /// - Parameter buffer: the whole input.
+    /// - Returns: the value.
+    /// - Throws: `JSONError`.
+    public func parse(_ buffer: ByteBuffer) throws(JSONError) -> JSONValue {
+        try buffer.withUnsafeReadableBytes { (raw) throws(JSONError) -> JSONValue in try parse(raw) }
+    }
+
+    /// Parses the UTF-8 form of a string.
+    /// - Parameter text: the whole input.
+    /// - Returns: the value.
+    /// - Throws: `JSONError` (offsets count UTF-8 bytes).
+    public func parse(_ text: String) throws(JSONError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    /// Parses with default limits and no null removal (the entry point for fuzzing).
+    /// - Parameters:
+    ///   - bytes: the whole input.
+    ///   - limits: resource limits.
+    /// - Returns: the value.
+    /// - Throws: `JSONError`.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, limits: Limits = Limits()) throws(JSONError) -> JSONValue {
+        try JSONParser(limits: limits).parse(bytes)
+    }
+
+    /// Parses with default limits and no null removal.
+    /// - Parameters:
+    ///   - bytes: the whole input.
+    ///   - limits: resource limits.
+    /// - Returns: the value.
+    /// - Throws: `JSONError`.
+    public static func parse(_ bytes: [UInt8], limits: Limits = Limits()) throws(JSONError) -> JSONValue {
+        try JSONParser(limits: limits).parse(bytes)
+    }
+
+    // MARK: The driver
+
+    private struct Frame {
+        var isObject: Bool
+        var valueStart: Int
+        var keyStart: Int
+    }
+
+    private func parseDocument(_ s: inout JSONScanner) throws(JSONError) -> JSONValue {
+        s.skipWhitespace()
+        guard !s.isAtEnd else { throw JSONError(.emptyInput, offset: s.count) }
+
+        var frames: [Frame] = []
+        var values: [JSONValue] = []
+        var keys: [String] = []
+        var scratch: [UInt8] = []
+        let maxDepth = limits.maxDepth
+        let dropNulls = removesNullValues
+
+        // Expects whitespace already skipped and a member name at the cursor; leaves the cursor
+        // at the member's value.
+        func readMemberName(_ s: inout JSONScanner) throws(JSONError) {
+            guard !s.isAtEnd else { throw s.endOfInput() }
+            guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
+            keys.append(try makeString(&s, scratch: &scratch))
+            s.skipWhitespace()
+            guard !s.isAtEnd else { throw s.endOfInput() }
+            guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
+            s.position &+= 1
+            s.skipWhitespace()
+        }
+
+        nextValue: while true {
+            // A value starts at the cursor (whitespace already skipped).
+            guard !s.isAtEnd else { throw s.endOfInput() }
+            var value: JSONValue
+            switch s.current {
+            case UInt8(ascii: "{"):
+                guard frames.count < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
+                s.position &+= 1
+                s.skipWhitespace()
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                if s.current == UInt8(ascii: "}") {
+                    s.position &+= 1
+                    value = .object(JSONObject())
+                } else {
+                    frames.append(Frame(isObject: true, valueStart: values.count, keyStart: keys.count))
+                    try readMemberName(&s)
+                    continue nextValue
+                }
+            case UInt8(ascii: "["):
+                guard frames.count < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
+                s.position &+= 1
+                s.skipWhitespace()
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                if s.current == UInt8(ascii: "]") {
+                    s.position &+= 1
+                    value = .array([])
+                } else {
+                    frames.append(Frame(isObject: false, valueStart: values.count, keyStart: keys.count))
+                    continue nextValue
+                }
+            case UInt8(ascii: "\""):
+                value = .string(try makeString(&s, scratch: &scratch))
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let range = try s.scanNumber()
+                // SAFETY: range lies within the input (scanNumber only advances over read bytes).
+                let text = String(decoding: UnsafeBufferPointer(start: s.base + range.lowerBound, count: range.count), as: UTF8.self)
+                value = .number(JSONNumber(uncheckedText: text))
+            case UInt8(ascii: "t"):
+                try s.scanLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try s.scanLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try s.scanLiteral("null")
+                value = .null
+            default:
+                throw s.fail(.unexpectedByte, at: s.position)
+            }
+
+            // The value is complete: hand it to the open container, closing containers as far as
+            // the input closes them.
+            while true {
+                guard let frame = frames.last else {
+                    s.skipWhitespace()
+                    guard s.isAtEnd else { throw s.fail(.trailingData, at: s.position) }
+                    return value
+                }
+                if dropNulls, case .null = value {
+                    if frame.isObject { keys.removeLast() }
+                } else {
+                    values.append(value)
+                }
+                s.skipWhitespace()
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                let byte = s.current
+                if byte == UInt8(ascii: ",") {
+                    s.position &+= 1
+                    s.skipWhitespace()
+                    if frame.isObject { try readMemberName(&s) }
+                    continue nextValue
+                }
+                if frame.isObject && byte == UInt8(ascii: "}") {
+                    s.position &+= 1
+                    frames.removeLast()
+                    var members: [JSONObject.Member] = []
+                    members.reserveCapacity(values.count &- frame.valueStart)
+                    var k = frame.keyStart
+                    for v in frame.valueStart..<values.count {
+                        members.append(JSONObject.Member(key: keys[k], value: values[v]))
+                        k &+= 1
+                    }
+                    keys.removeSubrange(frame.keyStart...)
+                    values.removeSubrange(frame.valueStart...)
+                    value = .object(JSONObject(members))
+                    continue
+                }
+                if !frame.isObject && byte == UInt8(ascii: "]") {
+                    s.position &+= 1
+                    frames.removeLast()
+                    let elements = Array(values[frame.valueStart...])
+                    values.removeSubrange(frame.valueStart...)
+                    value = .array(elements)
+                    continue
+                }
+                throw s.fail(.unexpectedByte, at: s.position)
+            }
+        }
+    }
+
+    /// Scans a string at the cursor and builds its `String` once.
+    private func makeString(_ s: inout JSONScanner, scratch: inout [UInt8]) throws(JSONError) -> String {
+        let scanned = try s.scanString(scratch: &scratch)
+        if scanned.isDecoded {
+            return String(decoding: scratch, as: UTF8.self)
+        }
+        // SAFETY: start..<end lies within the input; the content was validated as UTF-8.
+        return String(decoding: UnsafeBufferPointer(start: s.base + scanned.start, count: scanned.end &- scanned.start), as: UTF8.self)
+    }
+}
