@@ -1,8 +1,8 @@
 // QueryString: AFNetworking's `AFQueryStringFromParameters`, byte for byte, without Foundation.
 //
 // The rules (AFURLRequestSerialization.m, AFQueryStringPairsFromKeyAndValue):
-//   - dictionary: keys sorted ascending by their text, case-sensitive (NSString `compare:`;
-//     Courier uses ordinal UTF-16 code-unit order, see QueryString+Ordering.swift); each value
+//   - dictionary: keys sorted ascending by their text, case-sensitive (NSString `compare:`, which
+//     orders canonical decompositions by code point, see QueryString+Ordering.swift); each value
 //     under `key[name]`, or `name` at the top level;
 //   - array: each element under `key[]`, in array order (so arrays of dictionaries give
 //     `key[][name]=…`);
@@ -137,7 +137,7 @@ public enum QueryString {
         buffer.writeBytes(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// The order in which to write a dictionary's pairs: by key in UTF-16 order, ties (duplicate
+    /// The order in which to write a dictionary's pairs: by key as `compare:` orders, ties (equal
     /// keys) in the order given. Nil when the pairs are already in order.
     private static func sortedOrder(of pairs: [(String, QueryValue)], state: inout BuildState) -> [Int]? {
         // Copy every key's UTF-8 into one arena once, so comparisons are plain byte loops.
@@ -152,7 +152,7 @@ public enum QueryString {
             let base = arena.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
             let bounds = state.bounds
             func compare(_ x: Int, _ y: Int) -> Int {
-                QueryOrdering.compareUTF16(
+                QueryOrdering.compare(
                     base + bounds[x], bounds[x + 1] - bounds[x],
                     base + bounds[y], bounds[y + 1] - bounds[y])
             }
@@ -177,7 +177,7 @@ public enum QueryString {
         guard members.count > 1 else { return members }
         let described = members.map { ($0.description, $0) }
         let order = described.indices.sorted { x, y in
-            let result = QueryOrdering.compareUTF16(described[x].0, described[y].0)
+            let result = QueryOrdering.compare(described[x].0, described[y].0)
             return result < 0 || (result == 0 && x < y)
         }
         var result: [QueryValue] = []
