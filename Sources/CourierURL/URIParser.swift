@@ -104,6 +104,7 @@ enum URIParser {
 
         // RFC 3986 §3.3 path: pchar and "/". Without a scheme or authority, the first segment may
         // not hold ":" (§4.2 path-noscheme) — it would read as a scheme.
+        try validate(p, pathStart..<hierEnd, allowed: [.pathChar], alsoAllowing: slash)
         if scheme == nil && host == nil {
             var i = pathStart
             while i < hierEnd, p[i] != slash {
@@ -111,7 +112,6 @@ enum URIParser {
                 i += 1
             }
         }
-        try validate(p, pathStart..<hierEnd, allowed: [.pathChar], alsoAllowing: slash)
         if let queryRange { try validate(p, queryRange, allowed: .queryChar, alsoAllowing: nil) }
         if let fragmentRange { try validate(p, fragmentRange, allowed: .queryChar, alsoAllowing: nil) }
 
