@@ -1,1 +1,0 @@
-// CourierURL: see docs/architecture.md.

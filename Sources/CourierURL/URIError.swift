@@ -1,0 +1,116 @@
+// URIError and PercentDecodingError: the typed errors of CourierURL (design §6).
+//
+// Each error is a struct with a stable `code` (a closed set of static constants; the message text
+// is not API) and the byte offset in the input at which the problem was found.
+
+/// Why a string is not an acceptable URI reference (RFC 3986 §4.1), or not an acceptable `http`
+/// or `https` URI (RFC 9110 §4.2).
+public struct URIError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of problem. Compare against the static constants; new codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A stable number for logs and metrics.
+        public let rawValue: UInt16
+        /// A short stable name, for logs.
+        public let name: String
+
+        init(_ rawValue: UInt16, _ name: String) {
+            self.rawValue = rawValue
+            self.name = name
+        }
+
+        /// The name of the code.
+        public var description: String { name }
+
+        /// A byte that no component may hold at that position: SP, a control character, a
+        /// non-ASCII byte, or a delimiter outside the component that allows it (RFC 3986 §2, §3).
+        public static let invalidCharacter = Code(1, "invalidCharacter")
+        /// A `%` not followed by two hex digits (RFC 3986 §2.1).
+        public static let malformedPercentEncoding = Code(2, "malformedPercentEncoding")
+        /// The reference starts like a scheme but is not one, and a relative reference may not have
+        /// a `:` in its first path segment (RFC 3986 §3.1, §4.2 `path-noscheme`).
+        public static let invalidScheme = Code(3, "invalidScheme")
+        /// The port is not `*DIGIT` or is above 65535 (RFC 3986 §3.2.3).
+        public static let invalidPort = Code(4, "invalidPort")
+        /// An `http` or `https` URI whose authority has an empty host, or that has no authority
+        /// (RFC 9110 §4.2.1, §4.2.2: "MUST reject it as invalid").
+        public static let missingHost = Code(5, "missingHost")
+        /// A host of only digits and dots that is not a dotted-quad IPv4 address (RFC 3986 §3.2.2
+        /// `IPv4address`); Courier rejects it rather than let a resolver read `127.1` or `010.0.0.1`
+        /// in the inet_aton way (RFC 3986 §7.4).
+        public static let invalidIPv4Address = Code(6, "invalidIPv4Address")
+        /// A bracketed host that is not an `IPv6address` (RFC 3986 §3.2.2), or a missing `]`.
+        public static let invalidIPv6Address = Code(7, "invalidIPv6Address")
+        /// `[v…]`: IPvFuture literals are not supported (no address family uses them).
+        public static let unsupportedIPvFuture = Code(8, "unsupportedIPvFuture")
+        /// `[fe80::1%25eth0]`: IPv6 zone identifiers (RFC 6874) are not supported; they name an
+        /// interface of one host and have no meaning in a URI sent anywhere else.
+        public static let unsupportedIPv6Zone = Code(9, "unsupportedIPv6Zone")
+        /// The input is longer than `URI.Limits.maximumLength`.
+        public static let tooLong = Code(10, "tooLong")
+        /// Components given to `URI.init(scheme:...)` that do not survive serialising and
+        /// parsing again unchanged (for example a path without "/" after an authority).
+        public static let inconsistentComponents = Code(11, "inconsistentComponents")
+        /// The URI cannot be requested over HTTP: its scheme is not `http` or `https`.
+        public static let unsupportedScheme = Code(12, "unsupportedScheme")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// The offset, in bytes of the input's UTF-8 form, of the first byte found at fault.
+    public let offset: Int
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - offset: where, in bytes from the start of the input.
+    public init(_ code: Code, offset: Int) {
+        self.code = code
+        self.offset = offset
+    }
+
+    /// The code and offset, for logs.
+    public var description: String { "URIError(\(code.name), offset: \(offset))" }
+}
+
+/// Why percent-encoded text cannot be decoded.
+public struct PercentDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of problem. Compare against the static constants; new codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A stable number for logs and metrics.
+        public let rawValue: UInt16
+        /// A short stable name, for logs.
+        public let name: String
+
+        init(_ rawValue: UInt16, _ name: String) {
+            self.rawValue = rawValue
+            self.name = name
+        }
+
+        /// The name of the code.
+        public var description: String { name }
+
+        /// A `%` not followed by two hex digits (RFC 3986 §2.1). Courier never guesses: it does
+        /// not pass the `%` through as browsers do.
+        public static let malformedPercentEncoding = Code(1, "malformedPercentEncoding")
+        /// The decoded bytes are not valid UTF-8 and text was asked for. The offset is that of the
+        /// input byte (or `%` triplet) that starts the first invalid sequence.
+        public static let invalidUTF8 = Code(2, "invalidUTF8")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// The offset, in bytes of the input, of the `%` or of the first byte found at fault.
+    public let offset: Int
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - offset: where, in bytes from the start of the input.
+    public init(_ code: Code, offset: Int) {
+        self.code = code
+        self.offset = offset
+    }
+
+    /// The code and offset, for logs.
+    public var description: String { "PercentDecodingError(\(code.name), offset: \(offset))" }
+}
