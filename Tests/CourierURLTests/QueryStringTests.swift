@@ -50,12 +50,12 @@ import Testing
         (3.5, "3.5"), (0.1, "0.1"), (2.0, "2"), (-0.25, "-0.25"), (0.0, "0"), (-0.0, "-0"),
         (1e-5, "1e-05"), (0.0001, "0.0001"), (0.00012345, "0.00012345"), (1e15, "1000000000000000"),
         (1e16, "1e+16"), (1.5e300, "1.5e+300"), (123456.789, "123456.789"), (0.1 + 0.2, "0.30000000000000004"),
-        (1.0 / 3.0, "0.3333333333333333"), (5e-324, "4.9406564584124654e-324"), (.infinity, "inf"),
+        (1.0 / 3.0, "0.3333333333333333"), (Double.leastNonzeroMagnitude, "4.9406564584124654e-324"), (.infinity, "inf"),
         (-.infinity, "-inf"), (.nan, "nan"), (9007199254740993.0, "9007199254740992"), (100.0, "100"),
         (1234567890123456.7, "1234567890123456.8"), (12345678901234567.0, "1.2345678901234568e+16"),
     ] as [(Double, String)])
     func doubleText(_ value: Double, _ expected: String) {
-        if value == 5e-324 {
+        if value == Double.leastNonzeroMagnitude {
             // Swift's shortest form of the smallest subnormal is "5e-324".
             #expect(QueryString.describe(value) == "5e-324")
             return
