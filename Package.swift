@@ -13,12 +13,14 @@ let package = Package(
         .library(name: "CourierBytes", targets: ["CourierBytes"]),
         .library(name: "CourierURL", targets: ["CourierURL"]),
         .library(name: "CourierHTTP1", targets: ["CourierHTTP1"]),
+        .library(name: "CourierPool", targets: ["CourierPool"]),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
         .target(name: "CourierBytes", swiftSettings: strict),
         .target(name: "CourierURL", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierHTTP1", dependencies: ["CourierBytes"], swiftSettings: strict),
+        .target(name: "CourierPool", swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
@@ -29,5 +31,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierHTTP1", "CourierTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "CourierPoolTests", dependencies: ["CourierPool"], swiftSettings: strict),
     ]
 )
