@@ -222,10 +222,13 @@ public struct PoolStateMachine: Sendable {
             && requestRecord.isIdempotent && requestRecord.isBodyReplayable && requestRecord.sendCount == 1
         if mayRetry {
             // Rule 8: a connection of its own, ahead of the queue. The closed connection freed
-            // the slot, so the limit holds.
+            // the slot, so the limit holds. The waiters were counting on the closed connection
+            // too (a leased connection is released to them), so they may need an attempt of their
+            // own, room permitting.
             let fresh = makeConnection(for: record.key, reservedFor: request, origin: &origin)
             requests[request]?.phase = .awaitingFreshConnection(fresh)
             actions.append(.createConnection(fresh, record.key))
+            openConnectionsForWaiters(of: record.key, origin: &origin, actions: &actions)
         } else {
             requests[request] = nil
             let code: PoolError.Code = kind == .beforeAnyResponseByte ? .connectionClosedBeforeResponse : .responseInterrupted
