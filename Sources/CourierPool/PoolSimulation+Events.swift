@@ -63,8 +63,11 @@ extension PoolSimulation {
 
         case .completed(let c, let keepAlive):
             guard let connection = connections[c], let r = connection.leasedTo else { throw fail("\(event) on a free connection") }
-            requests[r]?.outcome = .completed
-            requests[r]?.executingOn = nil
+            if var done = requests.removeValue(forKey: r) {
+                done.outcome = .completed
+                done.executingOn = nil
+                finished[r] = done
+            }
             connections[c]?.leasedTo = nil
             if keepAlive { connections[c]?.reused = true }
             let oldest = waiting(connection.key).first
@@ -142,7 +145,7 @@ extension PoolSimulation {
         case .cancel(let r):
             let request = requests[r]
             let effects = try apply(machine.cancelRequest(r))
-            if let request, request.outcome == nil, request.executingOn == nil {
+            if let request, request.executingOn == nil {
                 try expect(effects.failed.count == 1 && effects.failed[r]?.code == .cancelled, "\(event) must fail \(r) with cancelled")
             } else {
                 try expect(effects.failed.isEmpty && effects.closed.isEmpty, "\(event) must leave \(r) alone")
@@ -155,7 +158,7 @@ extension PoolSimulation {
         case .shutdown:
             let wasRequested = shutdownRequested
             shutdownRequested = true
-            let pending = Set(requests.filter { $0.value.outcome == nil && $0.value.executingOn == nil }.keys)
+            let pending = Set(requests.filter { $0.value.executingOn == nil }.keys)
             let closable = Set(connections.filter { $0.value.leasedTo == nil }.keys)
             let anyLeased = connections.values.contains { $0.leasedTo != nil }
             let effects = try apply(machine.shutdown())
@@ -270,9 +273,8 @@ extension PoolSimulation {
                 break
             }
         }
-        for (r, request) in requests {
-            try expect(request.outcome != nil, "\(r) has no outcome after settling")
-        }
+        try expect(requests.isEmpty, "\(requests.keys.sorted()) have no outcome after settling")
+        try expect(finished.count == Int(nextRequest - 1), "some requests were never seen to end")
         if !shutdownRequested { try perform(.shutdown) }
         try expect(shutdownCompleted && machine.isShutDown, "shutdown did not complete after settling")
     }

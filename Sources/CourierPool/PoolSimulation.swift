@@ -101,7 +101,11 @@ struct PoolSimulation {
     var machine: PoolStateMachine
     var now = Instant(nanoseconds: 1_000)
     var connections: [ConnectionID: ModelConnection] = [:]
+    /// Requests without an outcome yet.
     var requests: [RequestID: ModelRequest] = [:]
+    /// Requests with their outcome, moved out of `requests` so per-step queries cost in proportion
+    /// to live work, not to history.
+    var finished: [RequestID: ModelRequest] = [:]
     var forgotten: [ConnectionID] = []
     var timer: Instant?
     var shutdownRequested = false
@@ -164,7 +168,7 @@ struct PoolSimulation {
                 try expect(count(key) <= limits.maxConnectionsPerOrigin, "\(key) over its connection limit")
                 effects.created.append((c, key))
             case .executeRequest(let r, let c):
-                guard var request = requests[r], request.outcome == nil else { throw fail("\(action): request not live") }
+                guard var request = requests[r] else { throw fail("\(action): request not live") }
                 guard var connection = connections[c] else { throw fail("\(action): unknown connection") }
                 try expect(request.executingOn == nil, "\(action): \(r) already executing")
                 try expect(connection.established && connection.leasedTo == nil, "\(action): connection not free")
@@ -188,13 +192,13 @@ struct PoolSimulation {
                 connections[c] = connection
                 effects.executed.append((r, c))
             case .failRequest(let r, let error):
-                guard var request = requests[r], request.outcome == nil else { throw fail("\(action): no live request (second outcome?)") }
+                guard var request = requests.removeValue(forKey: r) else { throw fail("\(action): no live request (second outcome?)") }
                 try expect(request.executingOn == nil, "\(action) while it executes")
                 if let awaited = request.awaiting { connections[awaited]?.reservedFor = nil }
                 request.outcome = .failed(error.code)
                 request.waitDeadline = nil
                 request.awaiting = nil
-                requests[r] = request
+                finished[r] = request
                 effects.failed[r] = error
             case .closeConnection(let c):
                 guard let connection = connections[c] else { throw fail("\(action): unknown connection") }

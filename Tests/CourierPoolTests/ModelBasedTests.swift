@@ -59,11 +59,16 @@ import Testing
             var simulation = PoolSimulation(limits: Self.limits(from: &rng), keyCount: 2)
             while let event = simulation.nextEvent(from: &rng), simulation.history.count < 150 {
                 let idleBefore = simulation.connections.filter { $0.value.idleSince != nil }.count
-                let requestsBefore = simulation.requests
-                try? simulation.perform(event)
+                let requestsBefore = simulation.requests.merging(simulation.finished) { live, _ in live }
+                do {
+                    try simulation.perform(event)
+                } catch {
+                    Issue.record("seed \(seed): \(error)")
+                    return
+                }
                 if case .timer = event,
                    simulation.connections.filter({ $0.value.idleSince != nil }).count < idleBefore { idleClosed += 1 }
-                for (id, request) in simulation.requests {
+                for (id, request) in simulation.requests.merging(simulation.finished, uniquingKeysWith: { live, _ in live }) {
                     if request.sends > (requestsBefore[id]?.sends ?? 0) { executed += 1 }
                     if request.sends == 2 && requestsBefore[id]?.sends == 1 { retried += 1 }
                     if case .failed(let code) = request.outcome, requestsBefore[id]?.outcome == nil {

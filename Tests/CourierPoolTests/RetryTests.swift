@@ -46,6 +46,19 @@ import Testing
         #expect(pool.machine.idleConnectionCount(for: keyA) == 1)
     }
 
+    @Test func aRetryAlsoOpensAnAttemptForWaitersThatCountedOnTheFailedConnection() {
+        // Found by the model-based test (seed 588): R3 waited for the leased C1 after its own
+        // attempt failed; when C1 failed and became R2's retry, R3 had nothing left to wait for.
+        var pool = poolWithRequestOnReusedConnection(limits: .init(maxConnectionsPerOrigin: 3))
+        #expect(pool.execute(3) == [.createConnection(conn(2), keyA), .scheduleTimer(at(10))])
+        #expect(pool.connectFailed(2) == [])
+        #expect(pool.failed(2, on: 1) == [
+            .closeConnection(conn(1)), .createConnection(conn(3), keyA), .createConnection(conn(4), keyA),
+        ])
+        #expect(pool.established(4) == [.executeRequest(req(3), on: conn(4)), .cancelTimer])
+        #expect(pool.established(3) == [.executeRequest(req(2), on: conn(3))])
+    }
+
     @Test func aPostIsNeverSentTwice() {
         var pool = poolWithRequestOnReusedConnection(idempotent: false)
         #expect(pool.failed(2, on: 1) == [
