@@ -2,7 +2,7 @@
 // and its waiter queue. The state machine owns one `OriginState` per key that has a connection or a
 // waiter, and drops it when both are gone, so memory follows live work, not history.
 //
-// Invariants (checked by `PoolStateMachine.checkInvariants()`):
+// Invariants (checked by `PoolStateMachine.invariantViolations()`):
 // - `connectionCount` = connecting (general + reserved) + idle + leased connections of the key,
 //   and never exceeds the per-key limit.
 // - `idle` and `waiters` are never both non-empty: a connection only goes idle when nobody waits,
