@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CourierURL", targets: ["CourierURL"]),
         .library(name: "CourierHTTP1", targets: ["CourierHTTP1"]),
         .library(name: "CourierJSON", targets: ["CourierJSON"]),
+        .library(name: "CourierPool", targets: ["CourierPool"]),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
@@ -21,6 +22,7 @@ let package = Package(
         .target(name: "CourierURL", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierHTTP1", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierJSON", dependencies: ["CourierBytes"], swiftSettings: strict),
+        .target(name: "CourierPool", swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
@@ -33,5 +35,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "CourierJSONTests", dependencies: ["CourierJSON", "CourierTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "CourierPoolTests", dependencies: ["CourierPool"], swiftSettings: strict),
     ]
 )
