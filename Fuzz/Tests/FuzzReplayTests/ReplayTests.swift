@@ -24,6 +24,7 @@ let targets: [Target] = [
     Target(name: "fuzz-chunked", check: FuzzChecks.chunkedRoundTrip),
     Target(name: "fuzz-request", check: FuzzChecks.requestParsing),
     Target(name: "fuzz-json", check: FuzzChecks.json),
+    Target(name: "fuzz-pool", check: FuzzChecks.pool),
 ]
 
 @Test(arguments: targets)
