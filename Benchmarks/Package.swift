@@ -12,7 +12,7 @@ let courier = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deleti
 func benchmark(_ name: String, _ products: [String]) -> Target {
     .executableTarget(
         name: name,
-        dependencies: [.product(name: "Benchmark", package: "benchmark")]
+        dependencies: [.product(name: "Benchmark", package: "benchmark"), "BenchmarkSupport"]
             + products.map { .product(name: $0, package: courier) },
         path: "Benchmarks/\(name)",
         swiftSettings: [.swiftLanguageMode(.v6)],
@@ -27,6 +27,12 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        benchmark("BytesBenchmarks", ["CourierBytes"]),
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "Benchmark", package: "benchmark")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        benchmark("URLBenchmarks", ["CourierURL"]),
+        benchmark("HTTP1Benchmarks", ["CourierBytes", "CourierHTTP1"]),
     ]
 )
