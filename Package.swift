@@ -13,12 +13,14 @@ let package = Package(
         .library(name: "CourierBytes", targets: ["CourierBytes"]),
         .library(name: "CourierURL", targets: ["CourierURL"]),
         .library(name: "CourierHTTP1", targets: ["CourierHTTP1"]),
+        .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
         .target(name: "CourierBytes", swiftSettings: strict),
         .target(name: "CourierURL", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierHTTP1", dependencies: ["CourierBytes"], swiftSettings: strict),
+        .target(name: "CourierMultipart", dependencies: ["CourierBytes"], swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
@@ -28,6 +30,8 @@ let package = Package(
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierHTTP1", "CourierTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "CourierMultipartTests", dependencies: ["CourierMultipart", "CourierTestSupport"],
                     swiftSettings: strict),
     ]
 )
