@@ -201,8 +201,8 @@ public struct MultipartBodyStream: Sendable {
 
     /// Starts part `p`'s body: checks a file, starts a stream.
     mutating func enterBody(_ p: Int) throws(MultipartError) {
-        let part = form.parts[p]
-        switch part.body {
+        // Switch on the element in place: copying the whole Part would retain all its fields.
+        switch form.parts[p].body {
         case .bytes:
             break
         case .file(let file):
@@ -219,8 +219,7 @@ public struct MultipartBodyStream: Sendable {
 
     /// Ends part `p`'s body: checks a file again, makes sure a stream has nothing more.
     mutating func finishBody(_ p: Int) throws(MultipartError) {
-        let part = form.parts[p]
-        switch part.body {
+        switch form.parts[p].body {
         case .bytes:
             break
         case .file(let file):
