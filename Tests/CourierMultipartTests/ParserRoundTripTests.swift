@@ -6,7 +6,8 @@ import CourierTestSupport
 import Testing
 
 @Suite struct ParserRoundTripTests {
-    /// What the parser must give back for `form`: the headers as written, names unescaped, bodies.
+    /// What the parser must give back for `form`, built independently of `expectedParsedParts`:
+    /// the headers as written, names unescaped, bodies cut out of the rendered bytes.
     func expectedParts(_ form: MultipartForm, fileSystem: MultipartMemoryFileSystem) throws -> [MultipartParsedPart] {
         let rendered = try form.renderedBytes(fileSystem: fileSystem)
         var parts: [MultipartParsedPart] = []
@@ -22,6 +23,7 @@ import Testing
                                          contentType: part.contentType)
             parts.append(MultipartParsedPart(head: head, body: body))
         }
+        #expect(try form.expectedParsedParts(fileSystem: fileSystem) == parts)
         return parts
     }
 
@@ -56,6 +58,26 @@ import Testing
             }
             #expect(parse(chunks: chunks, boundary: form.boundary) == outcome, "seed \(seed)")
         }
+    }
+
+    @Test func formsWithoutARoundTripSayNil() throws {
+        #expect(try MultipartForm(boundary: fixedBoundary).expectedParsedParts() == nil)
+        var custom = MultipartForm(boundary: fixedBoundary)
+        try custom.appendPart(headers: [MultipartHeader(name: "X-Only", value: "1")], body: ByteBuffer(string: "b"))
+        #expect(try custom.expectedParsedParts() == nil)
+        #expect(parse(chunks: [try custom.renderedBytes()], boundary: fixedBoundary).error?.code == .missingContentDisposition)
+        var collision = MultipartForm(boundary: fixedBoundary)
+        try collision.appendField(name: "a", value: "--\(fixedBoundaryText)--\r\n")
+        #expect(try collision.expectedParsedParts() == nil)
+        var inside = MultipartForm(boundary: fixedBoundary)
+        try inside.appendField(name: "a", value: "x\r\n--\(fixedBoundaryText)\r\n")
+        #expect(try inside.expectedParsedParts() == nil)
+        // A literal "%22" in a name comes back as a quote, exactly as from a browser.
+        var percent = MultipartForm(boundary: fixedBoundary)
+        try percent.appendField(name: "100%22", value: "v")
+        let expected = try #require(try percent.expectedParsedParts())
+        #expect(expected[0].head.name == "100\"")
+        #expect(try MultipartParser.parse(try percent.renderedBytes(), boundary: fixedBoundary) == expected)
     }
 
     @Test func escapedNamesComeBackUnescaped() throws {
