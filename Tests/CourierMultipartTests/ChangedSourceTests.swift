@@ -69,6 +69,17 @@ import Testing
         #expect(fs.finishedPaths == ["/up/f.txt"])
     }
 
+    @Test func fileSystemHearsWhenAFileIsDone() throws {
+        let fs = ScriptedFileSystem(.init(contents: bytes("0123456789")))
+        let (form, _) = try makeForm(file: fs)
+        var stream = form.makeBodyStream(fileSystem: fs)
+        _ = try readAll(&stream, sizes: [7])
+        #expect(fs.finishedPaths == ["/up/f.txt"])
+        stream.restart()
+        _ = try readSegments(&stream, maxBytes: 4, fileSystem: fs)
+        #expect(fs.finishedPaths == ["/up/f.txt", "/up/f.txt"])
+    }
+
     @Test func fileGrewWhileBeingRead() throws {
         // Right size when the body starts, bigger when its last byte has been read.
         let contents = bytes("0123456789")
