@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CourierHTTP1", targets: ["CourierHTTP1"]),
         .library(name: "CourierJSON", targets: ["CourierJSON"]),
         .library(name: "CourierPool", targets: ["CourierPool"]),
+        .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
@@ -23,6 +24,7 @@ let package = Package(
         .target(name: "CourierHTTP1", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierJSON", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierPool", swiftSettings: strict),
+        .target(name: "CourierMultipart", dependencies: ["CourierBytes"], swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
@@ -36,5 +38,7 @@ let package = Package(
         .testTarget(name: "CourierJSONTests", dependencies: ["CourierJSON", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierPoolTests", dependencies: ["CourierPool"], swiftSettings: strict),
+        .testTarget(name: "CourierMultipartTests", dependencies: ["CourierMultipart", "CourierTestSupport"],
+                    swiftSettings: strict),
     ]
 )
