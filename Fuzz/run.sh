@@ -34,7 +34,7 @@ dict=()
 echo "fuzz: $target for ${seconds}s"
 log=".work/$target.log"
 set +e
-"$binary" ".work/$target" "Corpus/$target" "Regressions/$target" "${dict[@]}" \
+SWIFT_BACKTRACE=enable=no "$binary" ".work/$target" "Corpus/$target" "Regressions/$target" "${dict[@]}" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
   -artifact_prefix=".work/$target-" -print_final_stats=1 >"$log" 2>&1
 status=$?

@@ -23,6 +23,13 @@ import Testing
                 == "items%5B%5D%5Ba%5D=2&items%5B%5D%5Bb%5D=1&items%5B%5D%5Bc%5D=3&items%5B%5D%5B%5D=4&items%5B%5D%5B%5D=5")
     }
 
+    /// Fuzz finding (Fuzz/Regressions/fuzz-query/set-with-duplicate-members): a set listing the same
+    /// member twice — null included — yields its pair once, as an NSSet would hold it once.
+    @Test func fuzzFindingSetMembersListedTwiceAppearOnce() {
+        #expect(QueryString.build(["k": .set([nil, "x", nil, "x", 1, 1])]) == "k&k=1&k=x")
+        #expect(QueryString.build(["k": ["a": .set([nil, nil])]]) == "k%5Ba%5D")
+    }
+
     @Test func setsRepeatTheKeyWithSortedUniqueMembers() {
         #expect(QueryString.build(["s": .set(["b", "a", "c", "a"])]) == "s=a&s=b&s=c")
         // Sorted by description as text: "1" < "10" < "2".

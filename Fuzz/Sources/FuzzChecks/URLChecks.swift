@@ -99,7 +99,9 @@ extension FuzzChecks {
         case .array(let elements):
             for v in elements { flatten((key ?? "") + "[]", v, into: &pairs) }
         case .set(let members):
-            for v in members { flatten(key, v, into: &pairs) }
+            // A set holds each member once (NSSet), however often the caller listed it.
+            var seen = Set<QueryValue>()
+            for v in members where seen.insert(v).inserted { flatten(key, v, into: &pairs) }
         case .null: pairs.append(Pair(name: key ?? "", value: nil))
         case .bool(let b): pairs.append(Pair(name: key ?? "", value: b ? "1" : "0"))
         case .int(let i): pairs.append(Pair(name: key ?? "", value: String(i)))

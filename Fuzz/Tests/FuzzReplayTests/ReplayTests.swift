@@ -25,6 +25,7 @@ let targets: [Target] = [
     Target(name: "fuzz-request", check: FuzzChecks.requestParsing),
     Target(name: "fuzz-json", check: FuzzChecks.json),
     Target(name: "fuzz-pool", check: FuzzChecks.pool),
+    Target(name: "fuzz-multipart", check: FuzzChecks.multipart),
 ]
 
 @Test(arguments: targets)
