@@ -13,12 +13,17 @@ let package = Package(
         .library(name: "CourierBytes", targets: ["CourierBytes"]),
         .library(name: "CourierURL", targets: ["CourierURL"]),
         .library(name: "CourierHTTP1", targets: ["CourierHTTP1"]),
+        .library(name: "CourierTLS", targets: ["CourierTLS"]),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
         .target(name: "CourierBytes", swiftSettings: strict),
         .target(name: "CourierURL", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierHTTP1", dependencies: ["CourierBytes"], swiftSettings: strict),
+
+        // The system OpenSSL, imported only by CourierTLS (design §7).
+        .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CourierTLS", dependencies: ["CourierBytes", "CCourierOpenSSL"], swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
@@ -29,5 +34,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierHTTP1", "CourierTestSupport"],
                     swiftSettings: strict),
+        // The PEM files are embedded in TestCertificates.swift by Certificates/generate.sh.
+        .testTarget(name: "CourierTLSTests", dependencies: ["CourierTLS", "CourierTestSupport"],
+                    exclude: ["Certificates"], swiftSettings: strict),
     ]
 )
