@@ -189,8 +189,15 @@ func verifyReason(_ code: Int32) -> String {
     return String(cString: text)
 }
 
-/// OpenSSL's long name for an alert description ("handshake failure").
+/// OpenSSL's long name for an alert description ("handshake failure"); OpenSSL 3.0 has no names
+/// for the alerts TLS 1.3 added (RFC 8446 §6), so those come from here.
 func alertName(_ description: UInt8) -> String {
+    switch description {
+    case 109: return "missing extension"
+    case 116: return "certificate required"
+    case 120: return "no application protocol"
+    default: break
+    }
     guard let text = SSL_alert_desc_string_long(Int32(description)) else { return "unknown" }
     return String(cString: text)
 }
