@@ -32,9 +32,6 @@ static inline long courier_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mod
 static inline int courier_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
     return (int)SSL_CTX_add1_chain_cert(ctx, cert);
 }
-static inline long courier_SSL_CTX_set_num_tickets(SSL_CTX *ctx, size_t count) {
-    return SSL_CTX_set_num_tickets(ctx, count);
-}
 
 /// The options every Courier context sets: no renegotiation (a client never needs it, and it has
 /// a history of attacks), no TLS-level compression (CRIME).
@@ -86,9 +83,5 @@ static inline int courier_sk_X509_push_up_ref(STACK_OF(X509) *stack, X509 *cert)
     return 1;
 }
 static inline void courier_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
-
-// MARK: Memory
-
-static inline void courier_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
 
 #endif

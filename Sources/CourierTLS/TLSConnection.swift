@@ -495,10 +495,12 @@ private func makeSSL(_ context: SSLContextOwner) throws(TLSError) -> (OpaquePoin
     return (ssl, inBIO, outBIO)
 }
 
-/// Strips IPv6 brackets and one trailing dot ("example.com." names the same host).
+/// Strips IPv6 brackets and zone identifier (RFC 6874: "fe80::1%eth0" is meaningful only on this
+/// host, never in a certificate), and one trailing dot ("example.com." names the same host).
 func normalizedHostName(_ host: String) -> String {
     var name = Substring(host)
     if name.hasPrefix("[") && name.hasSuffix("]") && name.count >= 2 { name = name.dropFirst().dropLast() }
+    if name.contains(":"), let zone = name.firstIndex(of: "%") { name = name[..<zone] }
     if name.hasSuffix(".") && name.count > 1 { name = name.dropLast() }
     return String(name)
 }
