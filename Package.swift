@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CourierJSON", targets: ["CourierJSON"]),
         .library(name: "CourierPool", targets: ["CourierPool"]),
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
+        .library(name: "CourierTLS", targets: ["CourierTLS"]),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
@@ -25,6 +26,10 @@ let package = Package(
         .target(name: "CourierJSON", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierPool", swiftSettings: strict),
         .target(name: "CourierMultipart", dependencies: ["CourierBytes"], swiftSettings: strict),
+
+        // The system OpenSSL, imported only by CourierTLS (design §7).
+        .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CourierTLS", dependencies: ["CourierBytes", "CCourierOpenSSL"], swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
@@ -40,5 +45,8 @@ let package = Package(
         .testTarget(name: "CourierPoolTests", dependencies: ["CourierPool"], swiftSettings: strict),
         .testTarget(name: "CourierMultipartTests", dependencies: ["CourierMultipart", "CourierTestSupport"],
                     swiftSettings: strict),
+        // The PEM files are embedded in TestCertificates.swift by Certificates/generate.sh.
+        .testTarget(name: "CourierTLSTests", dependencies: ["CourierTLS", "CourierTestSupport"],
+                    exclude: ["Certificates"], swiftSettings: strict),
     ]
 )
