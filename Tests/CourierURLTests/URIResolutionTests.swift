@@ -136,4 +136,16 @@ import Testing
         let base = try URI(parsing: Self.base)
         #expect(throws: URIError(.invalidCharacter, offset: 1)) { try base.resolving("g h") }
     }
+
+    /// Fuzz finding (Fuzz/Regressions/fuzz-uri/empty-authority-reference): RFC 3986 resolves
+    /// "///p:///" against an http base to an http URI with an empty authority. Resolution follows the
+    /// RFC; the result is refused before any request (RFC 9110 §4.2.1) and its text does not parse.
+    @Test func fuzzFindingEmptyAuthorityReferenceResolvesToAnUnrequestableURI() throws {
+        let base = try URI(parsing: "http://a/b/c/d;p?q")
+        let resolved = base.resolving(try URI(parsing: "///p:///"))
+        #expect(resolved.host?.text == "")
+        #expect(resolved.path == "/p:///")
+        #expect(throws: URIError(.missingHost, offset: 0)) { try resolved.validateForHTTP() }
+        #expect(throws: URIError.self) { try URI(parsing: resolved.description) }
+    }
 }

@@ -26,6 +26,7 @@ let targets: [Target] = [
     Target(name: "fuzz-json", check: FuzzChecks.json),
     Target(name: "fuzz-pool", check: FuzzChecks.pool),
     Target(name: "fuzz-multipart", check: FuzzChecks.multipart),
+    Target(name: "fuzz-tls", check: FuzzChecks.tlsHandshake),
 ]
 
 @Test(arguments: targets)
