@@ -31,6 +31,17 @@ import Testing
         #expect(QueryString.build(["k": ["a": .set([nil, nil])]]) == "k%5Ba%5D")
     }
 
+    /// Fuzz finding (Fuzz/Regressions/fuzz-query/null-and-nul-valued-pairs): a null value (bare
+    /// key) and a value of one NUL byte are different pairs, and both survive a form parse.
+    @Test func fuzzFindingNullAndNULValuesStayDistinct() throws {
+        let query = QueryString.build(["k": [nil, "\0"]])
+        #expect(query == "k%5B%5D&k%5B%5D=%00")
+        let fields = try FormURLEncoded.parse(query)
+        #expect(fields.count == 2)
+        #expect(fields[0].name == "k[]" && fields[0].value == nil)
+        #expect(fields[1].name == "k[]" && fields[1].value == "\0")
+    }
+
     @Test func setsRepeatTheKeyWithSortedUniqueMembers() {
         #expect(QueryString.build(["s": .set(["b", "a", "c", "a"])]) == "s=a&s=b&s=c")
         // Sorted by description as text: "1" < "10" < "2".

@@ -148,4 +148,20 @@ import Testing
         #expect(throws: URIError(.missingHost, offset: 0)) { try resolved.validateForHTTP() }
         #expect(throws: URIError.self) { try URI(parsing: resolved.description) }
     }
+
+    /// Fuzz finding (Fuzz/Regressions/fuzz-uri/double-slash-path-without-authority): a path that
+    /// starts with "//" after dot-segment removal, with no authority, is written behind "/." so the
+    /// text is not read as an authority; parsing keeps the "/." (no normalisation on parse).
+    @Test func fuzzFindingDoubleSlashPathWithoutAuthority() throws {
+        let base = try URI(parsing: "http://a/b/c/d;p?q")
+        let resolved = base.resolving(try URI(parsing: "Unsaf:/.///.cc"))
+        #expect(resolved.scheme == "unsaf")
+        #expect(resolved.host == nil)
+        #expect(resolved.path == "///.cc")
+        #expect(resolved.description == "unsaf:/.///.cc")
+        let reparsed = try URI(parsing: resolved.description)
+        #expect(reparsed.host == nil)
+        #expect(reparsed.path == "/.///.cc")
+        #expect(URI.removeDotSegments(reparsed.path) == resolved.path)
+    }
 }
