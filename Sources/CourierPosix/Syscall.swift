@@ -510,6 +510,12 @@ enum Sys {
         precondition(r == 0, "pthread_join failed: \(Errno(rawValue: r))")
     }
 
+    /// Lets a thread started by `spawnThread` end without being joined.
+    static func detachThread(_ thread: UInt) {
+        let r = pthread_detach(pthread_t(thread))
+        precondition(r == 0, "pthread_detach failed: \(Errno(rawValue: r))")
+    }
+
     /// The calling thread's pthread identity.
     static func currentThread() -> UInt { UInt(pthread_self()) }
 
