@@ -28,6 +28,12 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
         return Instant(nanoseconds: sum)
     }
 
+    /// The instant `duration` before `instant`, saturating.
+    public static func - (instant: Instant, duration: Duration) -> Instant {
+        let ns = duration.clampedNanoseconds
+        return instant + .nanoseconds(ns == .min ? .max : -ns)
+    }
+
     /// The time from `rhs` to `lhs` (negative when `lhs` is earlier).
     public static func - (lhs: Instant, rhs: Instant) -> Duration {
         let (difference, overflow) = lhs.nanoseconds.subtractingReportingOverflow(rhs.nanoseconds)
