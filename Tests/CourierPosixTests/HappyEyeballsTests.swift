@@ -103,3 +103,64 @@ extension PosixTests {
         }
     }
 }
+
+extension PosixTests.HappyEyeballsTests {
+    @Test("the overall deadline ends a race that cannot connect (a listener whose queue is full)")
+    func deadline() async throws {
+        try await expectNoDescriptorLeak {
+            try await withLoop { loop in
+                // A listener that never accepts, with the smallest backlog: once its queue is
+                // full the kernel drops further SYNs, so the next connect neither succeeds nor fails.
+                let listener = try Socket.listening(on: SocketAddress(ip: .loopbackV4, port: 0), backlog: 0)
+                let target = try listener.localAddress()
+                var fillers: [Socket] = []
+                var timedOut: ConnectError?
+                let config = ConnectConfiguration(attemptDelay: .milliseconds(100), timeout: .milliseconds(300))
+                for _ in 0..<16 where timedOut == nil {
+                    do {
+                        fillers.append(try await loop.connect(to: [target], configuration: config))
+                    } catch let error as ConnectError {
+                        timedOut = error
+                    }
+                }
+                let error = try #require(timedOut, "16 connects to a full queue all succeeded")
+                #expect(error.code == .timedOut)
+                #expect(error.attempts.count == 1)
+                #expect(error.attempts.first?.error == nil, "the attempt was still pending at the deadline")
+                for f in fillers { try f.close() }
+                try listener.close()
+            }
+        }
+    }
+}
+
+extension PosixTests.HappyEyeballsTests {
+    @Test("a stalled first attempt is overtaken after the attempt delay, and is closed")
+    func attemptDelay() async throws {
+        try await expectNoDescriptorLeak {
+            try await withLoop { loop in
+                let stalled = try Socket.listening(on: SocketAddress(ip: .loopbackV4, port: 0), backlog: 0)
+                let stalledAddress = try stalled.localAddress()
+                let quick = ConnectConfiguration(attemptDelay: .milliseconds(50), timeout: .milliseconds(200))
+                // Fill the stalled listener's queue until a connect to it times out.
+                var fillers: [Socket] = []
+                for _ in 0..<16 {
+                    guard let s = try? await loop.connect(to: [stalledAddress], configuration: quick) else { break }
+                    fillers.append(s)
+                }
+                let server = try await loop.submit { try EchoServer(loop: loop, ip: .loopbackV4) }
+                let good = try await loop.submit { server.address }
+                let config = ConnectConfiguration(attemptDelay: .milliseconds(100), timeout: .seconds(20))
+                let start = Instant.now()
+                let socket = try await loop.connect(to: [stalledAddress, good], configuration: config)
+                let elapsed = Instant.now() - start
+                #expect(elapsed >= .milliseconds(100), "the second attempt waited for the delay")
+                #expect(try socket.remoteAddress() == good)
+                try socket.close()
+                try await loop.submit { server.stop() }
+                for f in fillers { try f.close() }
+                try stalled.close()
+            }
+        }
+    }
+}
