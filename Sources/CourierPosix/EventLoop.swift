@@ -294,8 +294,10 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private static func epollMask(_ interest: Interest) -> UInt32 {
-        var mask = Sys.epollReadHangUp
-        if interest.contains(.readable) { mask |= Sys.epollIn }
+        // EPOLLRDHUP only with read interest: level-triggered, it would otherwise fire on every
+        // turn for a write-only registration whose peer has half-closed.
+        var mask: UInt32 = 0
+        if interest.contains(.readable) { mask |= Sys.epollIn | Sys.epollReadHangUp }
         if interest.contains(.writable) { mask |= Sys.epollOut }
         return mask
     }

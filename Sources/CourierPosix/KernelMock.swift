@@ -4,12 +4,13 @@
 // the call through to the real kernel. Calls made on other threads (an event loop's, the
 // resolver's) never see it, so parallel tests cannot disturb each other.
 //
-// Other modules' tests reach it with `@_spi(KernelMocking) import CourierPosix`.
+// Other modules' tests reach it with `@_spi(KernelMocking) import CourierPosix`. The call and
+// reply types exist in every build (the wrappers name them); the mock itself only in debug builds,
+// where release code never pays for the task-local lookup.
 
-#if DEBUG
 import Synchronization
 
-/// A syscall as the mock sees it (debug builds only).
+/// A syscall as the mock sees it.
 @_spi(KernelMocking)
 public enum KernelCall: Sendable, Equatable {
     /// read(2) or pread(2) into a buffer of `capacity` bytes.
@@ -41,7 +42,7 @@ public enum KernelCall: Sendable, Equatable {
     }
 }
 
-/// The mock's answer to a call (debug builds only).
+/// The mock's answer to a call.
 @_spi(KernelMocking)
 public enum KernelReply: Sendable {
     /// Run the real syscall.
@@ -57,6 +58,7 @@ public enum KernelReply: Sendable {
     case performThenFail(Errno)
 }
 
+#if DEBUG
 /// A scripted kernel for tests (debug builds only). Records every call it is asked about.
 @_spi(KernelMocking)
 public final class KernelMock: Sendable {
