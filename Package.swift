@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "CourierPool", targets: ["CourierPool"]),
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
+        .library(name: "CourierPosix", targets: ["CourierPosix"]),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
@@ -30,6 +31,10 @@ let package = Package(
         // The system OpenSSL, imported only by CourierTLS (design §7).
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "CourierTLS", dependencies: ["CourierBytes", "CCourierOpenSSL"], swiftSettings: strict),
+
+        // The one door to the kernel (design §7): the only module that imports Glibc.
+        .target(name: "CCourierLinux"),
+        .target(name: "CourierPosix", dependencies: ["CourierBytes", "CCourierLinux"], swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
@@ -48,5 +53,7 @@ let package = Package(
         // The PEM files are embedded in TestCertificates.swift by Certificates/generate.sh.
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierTLS", "CourierTestSupport"],
                     exclude: ["Certificates"], swiftSettings: strict),
+        .testTarget(name: "CourierPosixTests", dependencies: ["CourierPosix", "CourierTestSupport"],
+                    swiftSettings: strict),
     ]
 )

@@ -1,0 +1,60 @@
+// CCourierLinux: the C pieces Swift's Glibc module does not hand over cleanly — declarations
+// hidden behind _GNU_SOURCE (accept4, mkostemp), the GNU/XSI strerror_r split, and macro or
+// enum constants (IOV_MAX, EPOLL*, SOCK_NONBLOCK) re-exported as plain ints. Only CourierPosix
+// imports this module, and only its syscall file calls these functions (design §7).
+#ifndef C_COURIER_LINUX_H
+#define C_COURIER_LINUX_H
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/stat.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <netdb.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+
+/// accept4(2) (a GNU extension, hidden from Swift's Glibc module).
+int courier_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+
+/// mkostemp(3) (GNU): creates and opens a unique file from `template_` ("...XXXXXX"), mode 0600.
+int courier_mkostemp(char *template_, int flags);
+
+/// Names the calling thread (pthread_setname_np, GNU); `name` is cut to 15 bytes.
+void courier_set_thread_name(const char *name);
+
+/// Writes the message for `errnum` into `buf` (NUL-terminated), whichever strerror_r glibc gives.
+void courier_strerror(int errnum, char *buf, size_t len);
+
+/// The most iovecs one writev/sendmsg accepts (IOV_MAX; 1024 on Linux).
+int courier_iov_max(void);
+
+static inline int courier_sock_stream(void) { return SOCK_STREAM; }
+static inline int courier_sock_nonblock(void) { return SOCK_NONBLOCK; }
+static inline int courier_sock_cloexec(void) { return SOCK_CLOEXEC; }
+static inline int courier_msg_nosignal(void) { return MSG_NOSIGNAL; }
+
+static inline uint32_t courier_epollin(void) { return EPOLLIN; }
+static inline uint32_t courier_epollout(void) { return EPOLLOUT; }
+static inline uint32_t courier_epollerr(void) { return EPOLLERR; }
+static inline uint32_t courier_epollhup(void) { return EPOLLHUP; }
+static inline uint32_t courier_epollrdhup(void) { return EPOLLRDHUP; }
+
+/// One epoll event, unpacked (struct epoll_event is packed on x86_64, which Swift imports poorly).
+typedef struct {
+    uint32_t events;
+    uint64_t token;
+} courier_epoll_event;
+
+/// epoll_ctl(2) with the user data set to `token`.
+int courier_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token);
+
+/// epoll_wait(2) into `out` (at most `max`, which must be at most 256).
+int courier_epoll_wait(int epfd, courier_epoll_event *out, int max, int timeout_ms);
+
+#endif

@@ -1,0 +1,488 @@
+// EventLoop: one epoll loop on its own pthread, which owns every descriptor registered with it
+// (design §4). Nothing here ever blocks a thread of Swift's cooperative pool: the loop thread
+// blocks in epoll_wait, and async callers reach it through `submit`, which suspends.
+//
+// Theory of operation
+// - Readiness is level-triggered: a handler that leaves bytes unread, or does not fill the send
+//   buffer, is simply called again on the next turn. That keeps handlers simple (no "drain until
+//   EAGAIN" obligation, no starvation bookkeeping) at the price of switching write interest on and
+//   off, which the connection code does only while it has bytes queued. Error and hang-up are
+//   always reported; a handler that sees them must deregister, or it will be called again.
+// - Each registration gets a token that is never reused (the epoll user data), so an event for a
+//   descriptor deregistered earlier in the same batch, or whose number was reused, is dropped.
+// - Timers: a min-heap of CLOCK_MONOTONIC deadlines (TimerQueue) that sets the epoll_wait timeout,
+//   rounded up to whole milliseconds so a timer never fires early.
+// - Cross-thread work: `execute` appends to a mutex-protected queue and writes the eventfd, once
+//   per batch (a `wakePending` flag), to interrupt epoll_wait.
+// - One turn: wait → dispatch I/O events → fire due timers → run queued tasks.
+//
+// Invariant (why `@unchecked Sendable` is sound): the fields marked "loop thread" are touched only
+// on the loop thread — every method that touches them begins with `assertInEventLoop()` (checked
+// in debug builds) — and everything else is immutable or inside `shared`, a Mutex.
+
+import Synchronization
+internal import CCourierLinux
+
+/// An error from the event loop itself.
+public struct EventLoopError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Code: Hashable, Sendable {
+        /// The loop has shut down (or is shutting down) and accepts no more work.
+        case shutDown
+    }
+
+    /// What went wrong.
+    public let code: Code
+
+    /// The loop has shut down.
+    public static let shutDown = EventLoopError(code: .shutDown)
+
+    /// A short text for people.
+    public var description: String { "event loop has shut down" }
+}
+
+/// An epoll event loop running on a thread of its own.
+public final class EventLoop: @unchecked Sendable {
+    /// What a registration wants to hear about.
+    public struct Interest: OptionSet, Hashable, Sendable {
+        /// The raw bits.
+        public let rawValue: UInt8
+        /// Creates interest from raw bits.
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// Readable (or a peer close, or a waiting connection on a listener).
+        public static let readable = Interest(rawValue: 1)
+        /// Writable (or a non-blocking connect has finished).
+        public static let writable = Interest(rawValue: 2)
+    }
+
+    /// What happened to a registered descriptor.
+    public struct Events: OptionSet, Hashable, Sendable {
+        /// The raw bits.
+        public let rawValue: UInt8
+        /// Creates events from raw bits.
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// EPOLLIN.
+        public static let readable = Events(rawValue: 1)
+        /// EPOLLOUT.
+        public static let writable = Events(rawValue: 2)
+        /// EPOLLERR: read the error (SO_ERROR, or the next read/write reports it).
+        public static let error = Events(rawValue: 4)
+        /// EPOLLHUP: both directions are closed.
+        public static let hangUp = Events(rawValue: 8)
+        /// EPOLLRDHUP: the peer shut down its sending side.
+        public static let readHangUp = Events(rawValue: 16)
+    }
+
+    /// A registration of a descriptor, for changing interest and deregistering.
+    public struct Registration: Hashable, Sendable {
+        let token: UInt64
+    }
+
+    /// A scheduled timer, for cancelling it.
+    public struct Timer: Hashable, Sendable {
+        let id: UInt64
+    }
+
+    private enum State { case running, stopping, stopped }
+
+    private struct Shared {
+        var tasks: [@Sendable () -> Void] = []
+        var wakePending = false
+        var state = State.running
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private struct Handler {
+        let fd: CInt
+        var interest: Interest
+        let body: (Events) -> Void
+    }
+
+    private static let wakeToken: UInt64 = 0
+
+    /// The loop's name (also its thread's name, cut to 15 bytes).
+    public let name: String
+    private let epollFD: CInt
+    private let wakeFD: CInt
+    private let shared = Mutex(Shared())
+    private let loopThread = Atomic<UInt>(0)
+    private let joined = Atomic<Bool>(false)
+    private var pthread: UInt = 0
+
+    // Loop thread only.
+    private var handlers: [UInt64: Handler] = [:]
+    private var nextToken: UInt64 = 1
+    private var timers = TimerQueue()
+    private var promises: [UInt64: any AbandonablePromise] = [:]
+    private var cancelledBeforeStart: Set<UInt64> = []
+
+    /// Creates the loop and starts its thread. Call `shutdown()` when done: the thread keeps the
+    /// loop alive until then.
+    /// - Parameter name: a name for the thread (shown by debuggers and `top -H`).
+    /// - Throws: `Errno` when epoll or eventfd cannot be created (EMFILE, ENOMEM).
+    public init(name: String = "courier-loop") throws(Errno) {
+        self.name = name
+        epollFD = try Sys.epollCreate()
+        do {
+            wakeFD = try Sys.eventFD(blocking: false)
+        } catch {
+            try? Sys.close(epollFD)
+            throw error
+        }
+        do {
+            try Sys.epollControl(epollFD, op: Sys.epollAdd, fd: wakeFD, events: Sys.epollIn, token: EventLoop.wakeToken)
+        } catch {
+            try? Sys.close(wakeFD)
+            try? Sys.close(epollFD)
+            throw error
+        }
+        pthread = Sys.spawnThread(name: name) { [self] in run() }
+    }
+
+    /// Whether the caller is running on this loop's thread.
+    public var inEventLoop: Bool { loopThread.load(ordering: .acquiring) == Sys.currentThread() }
+
+    /// Traps (in debug builds) unless called on the loop thread.
+    @inline(__always)
+    public func assertInEventLoop(_ function: StaticString = #function) {
+        #if DEBUG
+        precondition(inEventLoop, "\(function) must be called on the event loop's thread")
+        #endif
+    }
+
+    // MARK: Submitting work (any thread)
+
+    /// Runs `task` on the loop thread, after the work already queued.
+    /// - Parameter task: the work.
+    /// - Returns: false when the loop has shut down and `task` was dropped.
+    @discardableResult
+    public func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
+        let onLoop = inEventLoop
+        return shared.withLock { s in
+            switch s.state {
+            case .stopped: return false
+            case .stopping where !onLoop: return false
+            case .running, .stopping: break
+            }
+            s.tasks.append(task)
+            if !onLoop && !s.wakePending {
+                s.wakePending = true
+                // Signalled under the lock: the loop closes wakeFD under the same lock once
+                // stopped, so the descriptor is still ours here.
+                wake()
+            }
+            return true
+        }
+    }
+
+    /// Runs `body` on the loop thread and returns its result to the awaiting task. The task
+    /// suspends; no thread blocks.
+    /// - Parameter body: the work; it runs on the loop thread.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or `EventLoopError.shutDown`.
+    public func submit<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let accepted = execute { continuation.resume(with: Result { try body() }) }
+            if !accepted { continuation.resume(throwing: EventLoopError.shutDown) }
+        }
+    }
+
+    /// Starts loop-side work that completes later (after I/O or a timer) and awaits it: `body`
+    /// runs on the loop thread with a promise it (or a handler it installs) completes.
+    ///
+    /// If the awaiting task is cancelled, the promise's cancellation handler runs on the loop
+    /// thread and the promise fails with `CancellationError` unless it completed first. If the
+    /// loop shuts down first, the promise fails with `EventLoopError.shutDown`.
+    /// - Parameter body: starts the work; it runs on the loop thread.
+    /// - Returns: the value the promise is completed with.
+    /// - Throws: the promise's error, `CancellationError`, or `EventLoopError.shutDown`.
+    public func submit<T: Sendable>(deferred body: @escaping @Sendable (LoopPromise<T>) -> Void) async throws -> T {
+        let id = makePromiseID()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let accepted = execute { [self] in
+                    let promise = LoopPromise(id: id, loop: self, continuation: continuation)
+                    if cancelledBeforeStart.remove(id) != nil {
+                        promise.fail(CancellationError())
+                        return
+                    }
+                    promises[id] = promise
+                    body(promise)
+                }
+                if !accepted { continuation.resume(throwing: EventLoopError.shutDown) }
+            }
+        } onCancel: {
+            execute { [self] in
+                if let promise = promises[id] {
+                    promise.abandon(with: CancellationError())
+                } else {
+                    cancelledBeforeStart.insert(id)
+                }
+            }
+        }
+    }
+
+    func promiseCompleted(id: UInt64) {
+        assertInEventLoop()
+        promises[id] = nil
+    }
+
+    // MARK: Descriptors (loop thread)
+
+    /// Registers `fd` for readiness events; `handler` runs on the loop thread for each.
+    /// - Parameters:
+    ///   - fd: an open non-blocking descriptor; deregister it before closing it.
+    ///   - interest: what to listen for (error and hang-up are always reported).
+    ///   - handler: called with what happened.
+    /// - Returns: the registration.
+    /// - Throws: `Errno` (EEXIST when `fd` is already registered, ENOMEM, ENOSPC).
+    public func register(_ fd: CInt, interest: Interest, handler: @escaping (Events) -> Void) throws(Errno) -> Registration {
+        assertInEventLoop()
+        let token = nextToken
+        try Sys.epollControl(epollFD, op: Sys.epollAdd, fd: fd, events: EventLoop.epollMask(interest), token: token)
+        nextToken += 1
+        handlers[token] = Handler(fd: fd, interest: interest, body: handler)
+        return Registration(token: token)
+    }
+
+    /// Registers a socket's descriptor; see `register(_:interest:handler:)`.
+    /// - Parameters:
+    ///   - socket: an open socket; deregister before closing it.
+    ///   - interest: what to listen for.
+    ///   - handler: called with what happened.
+    /// - Returns: the registration.
+    /// - Throws: `Errno`.
+    public func register(_ socket: Socket, interest: Interest, handler: @escaping (Events) -> Void) throws(Errno) -> Registration {
+        try register(socket.fileDescriptor, interest: interest, handler: handler)
+    }
+
+    /// Changes what a registration listens for.
+    /// - Parameters:
+    ///   - interest: the new interest (empty: only error and hang-up).
+    ///   - registration: a live registration.
+    /// - Throws: `Errno`.
+    public func setInterest(_ interest: Interest, for registration: Registration) throws(Errno) {
+        assertInEventLoop()
+        guard var handler = handlers[registration.token] else {
+            preconditionFailure("setInterest on a registration that was removed")
+        }
+        guard handler.interest != interest else { return }
+        try Sys.epollControl(epollFD, op: Sys.epollModify, fd: handler.fd, events: EventLoop.epollMask(interest),
+                             token: registration.token)
+        handler.interest = interest
+        handlers[registration.token] = handler
+    }
+
+    /// Stops listening; pending events for the registration are dropped. Call before closing.
+    /// Deregistering twice is allowed and does nothing.
+    /// - Parameter registration: the registration.
+    public func deregister(_ registration: Registration) {
+        assertInEventLoop()
+        guard let handler = handlers.removeValue(forKey: registration.token) else { return }
+        do {
+            try Sys.epollControl(epollFD, op: Sys.epollDelete, fd: handler.fd, events: 0, token: 0)
+        } catch {
+            // ENOENT: the descriptor was closed (and so left the epoll set) before deregistering.
+            precondition(error == .noSuchFileOrDirectory, "epoll_ctl(DEL) failed: \(error)")
+        }
+    }
+
+    /// The number of live registrations (for tests and diagnostics).
+    public var registrationCount: Int {
+        assertInEventLoop()
+        return handlers.count
+    }
+
+    private static func epollMask(_ interest: Interest) -> UInt32 {
+        // EPOLLRDHUP only with read interest: level-triggered, it would otherwise fire on every
+        // turn for a write-only registration whose peer has half-closed.
+        var mask: UInt32 = 0
+        if interest.contains(.readable) { mask |= Sys.epollIn | Sys.epollReadHangUp }
+        if interest.contains(.writable) { mask |= Sys.epollOut }
+        return mask
+    }
+
+    // MARK: Timers (loop thread)
+
+    /// Runs `handler` on the loop thread at `deadline` (at once, on the next turn, if it has
+    /// passed). Timers with equal deadlines fire in the order scheduled.
+    /// - Parameters:
+    ///   - deadline: when, on the monotonic clock.
+    ///   - handler: the work.
+    /// - Returns: the timer, for `cancelTimer`.
+    @discardableResult
+    public func scheduleTimer(at deadline: Instant, _ handler: @escaping () -> Void) -> Timer {
+        assertInEventLoop()
+        return Timer(id: timers.schedule(at: deadline, handler))
+    }
+
+    /// Runs `handler` on the loop thread after `delay`.
+    /// - Parameters:
+    ///   - delay: how long from now.
+    ///   - handler: the work.
+    /// - Returns: the timer, for `cancelTimer`.
+    @discardableResult
+    public func scheduleTimer(after delay: Duration, _ handler: @escaping () -> Void) -> Timer {
+        scheduleTimer(at: .now() + delay, handler)
+    }
+
+    /// Cancels a timer that has not fired.
+    /// - Parameter timer: the timer.
+    /// - Returns: true when it was pending, false when it had fired or was cancelled already.
+    @discardableResult
+    public func cancelTimer(_ timer: Timer) -> Bool {
+        assertInEventLoop()
+        return timers.cancel(timer.id)
+    }
+
+    // MARK: Shutdown (any thread but the loop's)
+
+    /// Stops the loop and waits for its thread to end. Work queued before the call runs first;
+    /// pending `submit(deferred:)` promises fail with `EventLoopError.shutDown`; registrations
+    /// and timers are dropped (their owners must close their descriptors). Calling it again is
+    /// allowed.
+    ///
+    /// The task suspends until the loop thread has finished its last turn; joining the thread
+    /// afterwards takes no noticeable time.
+    public func shutdown() async {
+        precondition(!inEventLoop, "shutdown() called on the loop's own thread")
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = shared.withLock { s -> Bool in
+                switch s.state {
+                case .stopped: return true
+                case .running:
+                    s.state = .stopping
+                    if !s.wakePending { s.wakePending = true; wake() }
+                    fallthrough
+                case .stopping:
+                    s.shutdownWaiters.append(continuation)
+                    return false
+                }
+            }
+            if done { continuation.resume() }
+        }
+        joinOnce()
+    }
+
+    /// `shutdown()` for synchronous code: blocks the calling thread until the loop has stopped.
+    /// Never call it from a task on the cooperative pool or from the loop thread.
+    public func shutdownBlocking() {
+        precondition(!inEventLoop, "shutdownBlocking() called on the loop's own thread")
+        shared.withLock { s in
+            if s.state == .running {
+                s.state = .stopping
+                if !s.wakePending { s.wakePending = true; wake() }
+            }
+        }
+        joinOnce()
+    }
+
+    private func joinOnce() {
+        if !joined.exchange(true, ordering: .acquiringAndReleasing) { Sys.joinThread(pthread) }
+    }
+
+    private func wake() {
+        do {
+            try Sys.eventFDSignal(wakeFD)
+        } catch {
+            preconditionFailure("waking the event loop failed: \(error)")
+        }
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        loopThread.store(Sys.currentThread(), ordering: .releasing)
+        let capacity = 64
+        let events = UnsafeMutableBufferPointer<courier_epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while true {
+            let (hasTasks, stopping) = shared.withLock { ($0.tasks.isEmpty == false, $0.state != .running) }
+            var timeout: CInt = -1
+            if hasTasks || stopping {
+                timeout = 0
+            } else if let deadline = timers.nextDeadline() {
+                timeout = (deadline - .now()).timeoutMilliseconds
+            }
+            let count: Int
+            do {
+                count = try Sys.epollWait(epollFD, into: events, timeoutMilliseconds: timeout)
+            } catch {
+                preconditionFailure("epoll_wait failed: \(error)")
+            }
+            for i in 0..<count {
+                let event = events[i]
+                if event.token == EventLoop.wakeToken {
+                    _ = try? Sys.eventFDDrain(wakeFD)
+                    continue
+                }
+                // Looked up per event: an earlier handler in this batch may have deregistered it.
+                guard let handler = handlers[event.token] else { continue }
+                handler.body(EventLoop.events(from: event.events))
+            }
+            fireDueTimers()
+            let (tasks, finished) = shared.withLock { s -> ([@Sendable () -> Void], Bool) in
+                let tasks = s.tasks
+                s.tasks.removeAll(keepingCapacity: true)
+                s.wakePending = false
+                return (tasks, s.state == .stopping && tasks.isEmpty)
+            }
+            for task in tasks { task() }
+            if finished { break }
+        }
+        finish()
+    }
+
+    private func fireDueTimers() {
+        let now = Instant.now()
+        // Bounded: a timer scheduled by a handler for "now" waits for the next turn.
+        var budget = timers.count
+        while budget > 0, let handler = timers.popDue(at: now) {
+            handler()
+            budget -= 1
+        }
+    }
+
+    private func finish() {
+        // Fail what async callers still await; their cancellation handlers may still use the
+        // loop (deregister, close), so this happens before the descriptors go.
+        while let (_, promise) = promises.first {
+            promise.abandon(with: EventLoopError.shutDown)
+            promises[promise.promiseID] = nil
+        }
+        // Run what those handlers queued (the loop thread may still queue while stopping).
+        var rounds = 0
+        while rounds < 1000 {
+            let tasks = shared.withLock { s in
+                let tasks = s.tasks
+                s.tasks.removeAll()
+                return tasks
+            }
+            if tasks.isEmpty { break }
+            for task in tasks { task() }
+            rounds += 1
+        }
+        handlers.removeAll()
+        timers.removeAll()
+        cancelledBeforeStart.removeAll()
+        let waiters = shared.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.state = .stopped
+            try? Sys.close(wakeFD)
+            try? Sys.close(epollFD)
+            let waiters = s.shutdownWaiters
+            s.shutdownWaiters = []
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private static func events(from mask: UInt32) -> Events {
+        var events: Events = []
+        if mask & Sys.epollIn != 0 { events.insert(.readable) }
+        if mask & Sys.epollOut != 0 { events.insert(.writable) }
+        if mask & Sys.epollError != 0 { events.insert(.error) }
+        if mask & Sys.epollHangUp != 0 { events.insert(.hangUp) }
+        if mask & Sys.epollReadHangUp != 0 { events.insert(.readHangUp) }
+        return events
+    }
+}

@@ -1,0 +1,204 @@
+// The resolver's value types: its typed error (EAI_* codes), curl-style --resolve overrides and
+// the TTL cache. The cache is a plain struct with time passed in, so it is tested without a clock.
+
+/// A name could not be resolved.
+public struct ResolutionError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A getaddrinfo EAI_* code, or one of Courier's own (positive) codes.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The C value (negative for EAI_* codes on glibc).
+        public let rawValue: CInt
+        /// Creates a code from its raw value.
+        /// - Parameter rawValue: an EAI_* value.
+        public init(rawValue: CInt) { self.rawValue = rawValue }
+
+        /// EAI_BADFLAGS.
+        public static let badFlags = Code(rawValue: -1)
+        /// EAI_NONAME: the name is unknown (NXDOMAIN), or a `.invalid` name (RFC 6761 §6.4).
+        public static let noName = Code(rawValue: -2)
+        /// EAI_AGAIN: temporary failure (no answer from the DNS server).
+        public static let tryAgain = Code(rawValue: -3)
+        /// EAI_FAIL: permanent failure.
+        public static let fail = Code(rawValue: -4)
+        /// EAI_NODATA: the name exists but has no addresses.
+        public static let noData = Code(rawValue: -5)
+        /// EAI_FAMILY.
+        public static let family = Code(rawValue: -6)
+        /// EAI_SOCKTYPE.
+        public static let socketType = Code(rawValue: -7)
+        /// EAI_SERVICE.
+        public static let service = Code(rawValue: -8)
+        /// EAI_ADDRFAMILY: the host has no address in the requested family.
+        public static let addressFamily = Code(rawValue: -9)
+        /// EAI_MEMORY.
+        public static let memory = Code(rawValue: -10)
+        /// EAI_SYSTEM: see `ResolutionError.systemError`.
+        public static let system = Code(rawValue: -11)
+        /// EAI_OVERFLOW.
+        public static let overflow = Code(rawValue: -12)
+        /// The resolver was shut down before answering (Courier's own code).
+        public static let shutDown = Code(rawValue: 1)
+        /// The awaiting task was cancelled (Courier's own code).
+        public static let cancelled = Code(rawValue: 2)
+
+        /// The C name: "EAI_NONAME", or Courier's name for its own codes.
+        public var name: String {
+            switch rawValue {
+            case -1: return "EAI_BADFLAGS"
+            case -2: return "EAI_NONAME"
+            case -3: return "EAI_AGAIN"
+            case -4: return "EAI_FAIL"
+            case -5: return "EAI_NODATA"
+            case -6: return "EAI_FAMILY"
+            case -7: return "EAI_SOCKTYPE"
+            case -8: return "EAI_SERVICE"
+            case -9: return "EAI_ADDRFAMILY"
+            case -10: return "EAI_MEMORY"
+            case -11: return "EAI_SYSTEM"
+            case -12: return "EAI_OVERFLOW"
+            case 1: return "resolver shut down"
+            case 2: return "cancelled"
+            default: return "EAI \(rawValue)"
+            }
+        }
+
+        /// Same as `name`.
+        public var description: String { name }
+    }
+
+    /// What failed.
+    public let code: Code
+    /// The name that was looked up.
+    public let host: String
+    /// For EAI_SYSTEM, the errno getaddrinfo left.
+    public let systemError: Errno?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: the code.
+    ///   - host: the name looked up.
+    ///   - systemError: errno, for EAI_SYSTEM.
+    public init(code: Code, host: String, systemError: Errno? = nil) {
+        self.code = code
+        self.host = host
+        self.systemError = systemError
+    }
+
+    /// The C library's message (gai_strerror) for EAI codes.
+    public var message: String {
+        if code.rawValue > 0 { return code.name }
+        if let systemError { return systemError.description }
+        return Sys.addressInfoMessage(code.rawValue)
+    }
+
+    /// "could not resolve host.invalid: EAI_NONAME (Name or service not known)".
+    public var description: String { "could not resolve \(host): \(code.name) (\(message))" }
+}
+
+/// A fixed answer for a host and port, as curl's `--resolve HOST:PORT:ADDRESS[,ADDRESS]...`.
+public struct ResolveOverride: Hashable, Sendable {
+    /// The host name it applies to (compared case-insensitively), or "*" for every host.
+    public let host: String
+    /// The port it applies to.
+    public let port: UInt16
+    /// The answer, in order.
+    public let addresses: [IPAddress]
+
+    /// Creates an override.
+    /// - Parameters:
+    ///   - host: the name, or "*" for any name.
+    ///   - port: the port.
+    ///   - addresses: at least one address.
+    public init(host: String, port: UInt16, addresses: [IPAddress]) {
+        precondition(!addresses.isEmpty, "an override needs at least one address")
+        self.host = ResolverCache.Key.normalize(host)
+        self.port = port
+        self.addresses = addresses
+    }
+
+    /// Parses curl's form: "example.com:443:127.0.0.1", "example.com:443:[::1],127.0.0.1". A
+    /// leading "+" (curl's "time out the entry") is accepted and ignored.
+    /// - Parameter text: the option value.
+    /// - Returns: nil when the form or an address is invalid.
+    public init?(parsing text: String) {
+        var rest = Substring(text)
+        if rest.hasPrefix("+") { rest = rest.dropFirst() }
+        let host: Substring
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return nil }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            rest = rest[rest.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            rest = rest.dropFirst()
+        } else {
+            guard let colon = rest.firstIndex(of: ":") else { return nil }
+            host = rest[..<colon]
+            rest = rest[rest.index(after: colon)...]
+        }
+        guard !host.isEmpty, let colon = rest.firstIndex(of: ":"),
+              let port = UInt16(rest[..<colon]) else { return nil }
+        var addresses: [IPAddress] = []
+        for part in rest[rest.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false) {
+            guard let address = IPAddress(part) else { return nil }
+            addresses.append(address)
+        }
+        guard !addresses.isEmpty else { return nil }
+        self.init(host: String(host), port: port, addresses: addresses)
+    }
+}
+
+/// Recent answers with a time to live, at most `maxEntries` of them.
+struct ResolverCache {
+    struct Key: Hashable {
+        let host: String
+        let port: UInt16
+        init(host: String, port: UInt16) {
+            self.host = Key.normalize(host)
+            self.port = port
+        }
+        /// DNS names compare case-insensitively (RFC 4343); a trailing root dot is dropped.
+        static func normalize(_ host: String) -> String {
+            var h = host.lowercased()
+            if h.count > 1 && h.hasSuffix(".") { h.removeLast() }
+            return h
+        }
+    }
+
+    private struct Entry {
+        let addresses: [SocketAddress]
+        let expires: Instant
+    }
+
+    let ttl: Duration
+    let maxEntries: Int
+    private var entries: [Key: Entry] = [:]
+
+    init(ttl: Duration, maxEntries: Int) {
+        self.ttl = ttl
+        self.maxEntries = maxEntries
+    }
+
+    var count: Int { entries.count }
+
+    /// The cached answer, if present and not expired at `now`.
+    mutating func lookup(_ key: Key, now: Instant) -> [SocketAddress]? {
+        guard let entry = entries[key] else { return nil }
+        guard now < entry.expires else {
+            entries[key] = nil
+            return nil
+        }
+        return entry.addresses
+    }
+
+    /// Remembers an answer until `now + ttl`; when full, drops expired entries, then the one
+    /// closest to expiring.
+    mutating func insert(_ addresses: [SocketAddress], for key: Key, now: Instant) {
+        guard ttl > .zero, maxEntries > 0, !addresses.isEmpty else { return }
+        if entries[key] == nil && entries.count >= maxEntries {
+            entries = entries.filter { now < $0.value.expires }
+            if entries.count >= maxEntries, let oldest = entries.min(by: { $0.value.expires < $1.value.expires }) {
+                entries[oldest.key] = nil
+            }
+        }
+        entries[key] = Entry(addresses: addresses, expires: now + ttl)
+    }
+}
