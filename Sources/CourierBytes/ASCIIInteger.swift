@@ -24,34 +24,32 @@ public enum ASCIIInteger {
     /// - Throws: `IntegerParseError` for no digits, a non-digit, or a value beyond `UInt64.max`.
     @inlinable
     public static func parseDecimal(_ bytes: UnsafeRawBufferPointer) throws(IntegerParseError) -> UInt64 {
-        guard bytes.count > 0 else { throw .empty }
-        var value: UInt64 = 0
-        for offset in 0..<bytes.count {
-            let digit = bytes[offset] &- UInt8(ascii: "0")
-            guard digit < 10 else { throw .invalidDigit(offset: offset) }
-            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
-            guard !o1 && !o2 else { throw .overflow }
-            value = sum
-        }
-        return value
+        try parseDecimal(digits: bytes)
     }
 
-    /// Parses `1*DIGIT` strictly from an array or other contiguous collection.
+    /// Parses `1*DIGIT` strictly from an array or any other collection of bytes.
     /// - Parameter bytes: the digits, nothing else.
     /// - Returns: the value.
     /// - Throws: `IntegerParseError`.
     @inlinable
     public static func parseDecimal(_ bytes: some Collection<UInt8>) throws(IntegerParseError) -> UInt64 {
+        try parseDecimal(digits: bytes)
+    }
+
+    /// The one implementation, specialised for each collection type.
+    @inlinable
+    static func parseDecimal<Digits: Collection<UInt8>>(digits bytes: Digits) throws(IntegerParseError) -> UInt64 {
         guard !bytes.isEmpty else { throw .empty }
         var value: UInt64 = 0
-        for (offset, byte) in bytes.enumerated() {
+        var offset = 0
+        for byte in bytes {
             let digit = byte &- UInt8(ascii: "0")
             guard digit < 10 else { throw .invalidDigit(offset: offset) }
             let (times10, o1) = value.multipliedReportingOverflow(by: 10)
             let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
             guard !o1 && !o2 else { throw .overflow }
             value = sum
+            offset &+= 1
         }
         return value
     }
