@@ -41,11 +41,11 @@ public struct JSONResponseSerializer: ResponseSerializer {
     ///   - body: the body.
     /// - Returns: the value, or nil for an empty or single-space body.
     /// - Throws: `.invalidJSON` or `.jsonFragmentNotAllowed`.
-    public func parse(head: ResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> JSONValue? {
+    public func parse(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> JSONValue? {
         if JSONResponseSerializer.isEmptyQuirk(body) { return nil }
         let value: JSONValue
         do { value = try JSONParser(limits: limits, removesNullValues: removesKeysWithNullValues).parse(body) } catch {
-            throw ResponseSerializationError(.invalidJSON, head: head, body: body, offset: error.offset, underlying: error)
+            throw ResponseSerializationError(.invalidJSON, head: head, body: body, offset: error.offset, detail: error)
         }
         if !allowsFragments {
             switch value {
@@ -87,14 +87,14 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     /// - Returns: the value, or nil for an empty or single-space body.
     /// - Throws: `.invalidJSON` for bytes that are not JSON, `.decodingFailed` for JSON that does
     ///   not fit `T`.
-    public func parse(head: ResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> T? {
+    public func parse(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> T? {
         if JSONResponseSerializer.isEmptyQuirk(body) { return nil }
         let json: JSONValue
         do { json = try JSONParser(limits: decoder.limits).parse(body) } catch {
-            throw ResponseSerializationError(.invalidJSON, head: head, body: body, offset: error.offset, underlying: error)
+            throw ResponseSerializationError(.invalidJSON, head: head, body: body, offset: error.offset, detail: error)
         }
         do { return try decoder.decode(T.self, from: json) } catch {
-            throw ResponseSerializationError(.decodingFailed, head: head, body: body, underlying: error)
+            throw ResponseSerializationError(.decodingFailed, head: head, body: body, detail: error)
         }
     }
 }
@@ -108,7 +108,7 @@ public struct CompoundResponseSerializer: ResponseSerializer {
     /// Acceptable media types for the compound's own validation (default nil).
     public var acceptableContentTypes: Set<String>? = nil
 
-    private var members: [@Sendable (ResponseHead, ByteBuffer) throws(ResponseSerializationError) -> (any Sendable)?]
+    private var members: [@Sendable (HTTPResponseHead, ByteBuffer) throws(ResponseSerializationError) -> (any Sendable)?]
 
     /// Creates a compound of serializers, tried in order.
     public init() { members = [] }
@@ -134,7 +134,7 @@ public struct CompoundResponseSerializer: ResponseSerializer {
     /// - Returns: the first value produced without error, or nil when a member succeeded with no
     ///   value and none produced one.
     /// - Throws: the last member's error when every member failed.
-    public func parse(head: ResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> (any Sendable)? {
+    public func parse(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> (any Sendable)? {
         var lastError: ResponseSerializationError?
         var anySucceeded = false
         for member in members {

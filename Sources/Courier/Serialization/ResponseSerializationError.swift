@@ -10,8 +10,8 @@
 //   decodingFailed            4864  NSCoderReadCorruptError (JSONDecoder's dataCorrupted)
 //   unknownCharset             264  NSFileReadUnknownStringEncodingError
 //   invalidText                261  NSFileReadInapplicableStringEncodingError
-//   invalidXML                   1  NSXMLParserInternalError (details in the underlying XMLError)
-//   invalidImage             -1016  NSURLErrorCannotDecodeContentData (details in ImageSniffError)
+//   invalidXML                   1  NSXMLParserInternalError (details in `detail`: XMLError)
+//   invalidImage             -1016  NSURLErrorCannotDecodeContentData (details in `detail`: ImageSniffError)
 //
 // Codes are compared by name; the number is what a caller ported from AFNetworking checks.
 // When the status and the content type both fail, the status error wraps the content-type error
@@ -40,22 +40,22 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
         public static let unacceptableStatusCode = Code("unacceptableStatusCode", -1011)
         /// The content type is not acceptable and the body is not empty (-1016).
         public static let unacceptableContentType = Code("unacceptableContentType", -1016)
-        /// The body is not JSON (3840); `underlying` is the `JSONError` with the offset.
+        /// The body is not JSON (3840); `detail` is the `JSONError` with the offset.
         public static let invalidJSON = Code("invalidJSON", 3840)
         /// The JSON text is a top-level scalar and `allowsFragments` is off (3840).
         public static let jsonFragmentNotAllowed = Code("jsonFragmentNotAllowed", 3840)
-        /// The body is not a property list (3840); `underlying` is the `PropertyListError`.
+        /// The body is not a property list (3840); `detail` is the `PropertyListError`.
         public static let invalidPropertyList = Code("invalidPropertyList", 3840)
-        /// A Decodable could not be decoded (4864); `underlying` is the `DecodingError`.
+        /// A Decodable could not be decoded (4864); `detail` is the `DecodingError`.
         public static let decodingFailed = Code("decodingFailed", 4864)
         /// The charset named by Content-Type is not one Courier decodes (264).
         public static let unknownCharset = Code("unknownCharset", 264)
         /// The bytes are not valid in the charset (261); `offset` is the first bad byte.
         public static let invalidText = Code("invalidText", 261)
-        /// The body is not well-formed XML or breaks a limit (1); `underlying` is the `XMLError`.
+        /// The body is not well-formed XML or breaks a limit (1); `detail` is the `XMLError`.
         public static let invalidXML = Code("invalidXML", 1)
         /// The body is not an image Courier recognises, or is cut short (-1016); `underlying`
-        /// is the `ImageSniffError`.
+        /// is the `ImageSniffError` (in `detail`).
         public static let invalidImage = Code("invalidImage", -1016)
 
         /// The name.
@@ -70,8 +70,12 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
     public var mimeType: String?
     /// A byte offset in the body, where the code has one.
     public var offset: Int?
-    /// The error this one wraps (a content-type error under a status error, a parser's error).
+    /// The error this one wraps, AFNetworking-style: the content-type error under a status
+    /// error, or the status error under a parse error of a status-only failure.
     public var underlying: (any Error)?
+    /// The parser's own error with its details (`JSONError`, `XMLError`, `PropertyListError`,
+    /// `ImageSniffError`, `DecodingError`), when the code comes from a parser.
+    public var detail: (any Error)?
     /// The response body.
     public var body: ByteBuffer
     /// The value parsed from the body despite a status-only failure, if any.
@@ -84,7 +88,9 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
     ///   - body: the body.
     ///   - offset: a byte offset, if the code has one.
     ///   - underlying: the wrapped error, if any.
-    public init(_ code: Code, head: ResponseHead, body: ByteBuffer, offset: Int? = nil, underlying: (any Error)? = nil) {
+    ///   - detail: the parser's error, if any.
+    public init(_ code: Code, head: HTTPResponseHead, body: ByteBuffer, offset: Int? = nil, underlying: (any Error)? = nil, detail: (any Error)? = nil) {
+        self.detail = detail
         self.code = code
         self.status = head.status
         self.mimeType = head.mimeType
@@ -112,6 +118,7 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
         var text = "response serialization \(code), status \(status)"
         if let mimeType { text += ", \(mimeType)" }
         if let offset { text += ", at byte \(offset)" }
+        if let detail { text += ": \(detail)" }
         if let underlying { text += " <- \(underlying)" }
         return text
     }

@@ -30,7 +30,7 @@ public protocol ResponseSerializer: Sendable {
     ///   - body: the body.
     /// - Returns: the value.
     /// - Throws: `ResponseSerializationError` for a body this serializer cannot read.
-    func parse(head: ResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> Value
+    func parse(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> Value
 }
 
 /// AFNetworking's default acceptable status codes: 200–299.
@@ -43,7 +43,7 @@ extension ResponseSerializer {
     ///   - body: the body.
     /// - Returns: whether the response is valid, and the error to report (nil for a content-type
     ///   mismatch on an empty body, which is invalid but not an error).
-    public func validate(head: ResponseHead, body: ByteBuffer) -> (isValid: Bool, error: ResponseSerializationError?) {
+    public func validate(head: HTTPResponseHead, body: ByteBuffer) -> (isValid: Bool, error: ResponseSerializationError?) {
         var isValid = true
         var error: ResponseSerializationError?
         if let types = acceptableContentTypes, !(head.mimeType.map(types.contains) ?? false) {
@@ -66,14 +66,14 @@ extension ResponseSerializer {
     /// - Returns: the value.
     /// - Throws: `ResponseSerializationError`: -1016 / -1011 from validation (a status-only
     ///   failure carries the parsed `value`), or the parser's error.
-    public func serialize(head: ResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> Value {
+    public func serialize(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> Value {
         let validation = validate(head: head, body: body)
         guard let failure = validation.error else { return try parse(head: head, body: body) }
         if failure.hasCode(.unacceptableContentType) { throw failure }
         let value: Value
         do { value = try parse(head: head, body: body) } catch {
             var parseError = error
-            if parseError.underlying == nil { parseError.underlying = failure }
+            parseError.underlying = failure
             throw parseError
         }
         var statusError = failure
@@ -97,7 +97,7 @@ public struct DataResponseSerializer: ResponseSerializer {
     ///   - head: ignored.
     ///   - body: the body.
     /// - Returns: the body.
-    public func parse(head: ResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> ByteBuffer { body }
+    public func parse(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> ByteBuffer { body }
 }
 
 /// The body as text, decoded with the Content-Type charset (default UTF-8).
@@ -118,7 +118,7 @@ public struct StringResponseSerializer: ResponseSerializer {
     ///   - body: the body.
     /// - Returns: the text.
     /// - Throws: `.unknownCharset`, or `.invalidText` with the offset of the first bad byte.
-    public func parse(head: ResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> String {
+    public func parse(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> String {
         let name = head.charset ?? defaultCharset
         guard let charset = TextCharset(name: name) else {
             throw ResponseSerializationError(.unknownCharset, head: head, body: body)

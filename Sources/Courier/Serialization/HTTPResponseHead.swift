@@ -1,4 +1,4 @@
-// ResponseHead: what a response serializer sees of a response besides its body — the status, the
+// HTTPResponseHead: what a response serializer sees of a response besides its body — the status, the
 // header fields, and the media type parsed from Content-Type (NSURLResponse's MIMEType and
 // textEncodingName).
 //
@@ -11,7 +11,7 @@
 import CourierHTTP1
 
 /// A response's status, fields and media type.
-public struct ResponseHead: Sendable {
+public struct HTTPResponseHead: Sendable {
     /// The status code.
     public var status: Int
     /// The header fields.
@@ -28,10 +28,18 @@ public struct ResponseHead: Sendable {
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders()) {
         self.status = status
         self.headers = headers
-        if let value = headers.first(name: "Content-Type"), let parsed = ResponseHead.parseContentType(value) {
+        if let value = headers.first(name: "Content-Type"), let parsed = HTTPResponseHead.parseContentType(value) {
             mimeType = parsed.mimeType
             charset = parsed.charset
         }
+    }
+
+    /// Creates a head from a parsed HTTP/1.1 response head (fields copied as text).
+    /// - Parameter head: the head from `ResponseHeadParser`.
+    public init(_ head: CourierHTTP1.ResponseHead) {
+        var headers = HTTPHeaders()
+        for field in head.headers { headers.add(name: field.name.readableString, value: field.value.readableString) }
+        self.init(status: head.status, headers: headers)
     }
 
     /// Parses a Content-Type value.
