@@ -94,6 +94,9 @@ public enum ImageSniffer {
         if reader.matches([0xFF, 0xD8]) { reader.format = .jpeg; return try jpeg(reader) }
         if reader.matches(Array("II*\0".utf8)) || reader.matches(Array("MM\0*".utf8)) { reader.format = .tiff; return try tiff(reader) }
         if reader.matches(Array("RIFF".utf8)), bytes.count >= 12, Array(bytes[8..<12]) == Array("WEBP".utf8) { reader.format = .webp; return try webp(reader) }
+        if reader.matches(Array("RIFF".utf8)), bytes.count < 12, Array("WEBP".utf8).starts(with: bytes.dropFirst(8)) {
+            throw ImageSniffError(.truncated, format: .webp, offset: bytes.count)
+        }
         if reader.matches(Array("BM".utf8)) { reader.format = .bmp; return try bmp(reader) }
         if reader.matches([0, 0, 1, 0]) { reader.format = .ico; return try ico(reader) }
         // Signatures cut short are truncated images, not unknown ones.
@@ -191,8 +194,9 @@ public enum ImageSniffer {
         var width: Int?, height: Int?
         for index in 0..<entries {
             let entry = ifd + 2 + index * 12
+            try r.need(entry + 12)   // an entry is read only when all 12 bytes are there
             let tag = try r.u16(entry)
-            guard tag == 256 || tag == 257 else { try r.need(entry + 12); continue }
+            guard tag == 256 || tag == 257 else { continue }
             let type = try r.u16(entry + 2)
             let value: Int
             switch type {

@@ -100,7 +100,8 @@ public struct PropertyListParser: Sendable {
     public func parseXML(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListValue {
         let root: XMLElement
         do { root = try XMLElement.parse(bytes, limits: XMLParser.Limits(maxDepth: limits.maxDepth + 2)) } catch {
-            throw PropertyListError(.invalidXML, offset: error.offset, xml: error)
+            // The XML depth limit is the plist's (plus <plist> itself): report it as that limit.
+            throw PropertyListError(error.code == .depthLimitExceeded ? .limitExceeded : .invalidXML, offset: error.offset, xml: error)
         }
         guard root.name == "plist" else { throw PropertyListError(.invalidStructure) }
         let values = try PropertyListParser.significantChildren(of: root)
