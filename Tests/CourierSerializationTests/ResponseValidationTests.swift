@@ -57,6 +57,16 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
         }
     }
 
+    @Test func badStatusWithEmptyJSONBodyCarriesNoValue() {
+        do throws(ResponseSerializationError) {
+            _ = try json.serialize(head: head(404, "application/json"), body: ByteBuffer())
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .unacceptableStatusCode)
+            #expect(error.value == nil)
+        }
+    }
+
     @Test func badStatusBadTypeWrapsTheTypeError() {
         do throws(ResponseSerializationError) {
             _ = try json.serialize(head: head(500, "text/html"), body: body)

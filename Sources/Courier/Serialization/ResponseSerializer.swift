@@ -77,7 +77,8 @@ extension ResponseSerializer {
             throw parseError
         }
         var statusError = failure
-        statusError.value = value
+        // A serializer's "no value" (JSON's empty body) is kept as no value, not a boxed nil.
+        if let optional = value as? any OptionalProtocol, optional.isNone { statusError.value = nil } else { statusError.value = value }
         throw statusError
     }
 }

@@ -1,4 +1,4 @@
-// XMLDocument: a small tree built from XMLParser's events — elements with attributes and
+// XMLElement: a small tree built from XMLParser's events — elements with attributes and
 // children (elements and text). Built with an explicit stack; depth is bounded by the parser's
 // limit. Also AFXMLParserResponseSerializer's Courier form (`XMLResponseSerializer`).
 
