@@ -19,6 +19,17 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
         #expect(head(200, "text/plain").mimeType == "text/plain")
         #expect(head(200, nil).mimeType == nil)
     }
+
+    @Test func fromAParsedHTTP1Head() throws {
+        var parser = ResponseHeadParser()
+        let wire = ByteBuffer(string: "HTTP/1.1 404 Not Found\r\nContent-Type: Application/JSON; charset=UTF-8\r\nX-A: 1\r\n\r\n")
+        guard case .complete(let parsed, _) = try parser.parse(wire) else { Issue.record("incomplete"); return }
+        let head = HTTPResponseHead(parsed)
+        #expect(head.status == 404)
+        #expect(head.mimeType == "application/json")
+        #expect(head.charset == "utf-8")
+        #expect(head.headers.first(name: "x-a") == "1")
+    }
 }
 
 @Suite struct ResponseValidationTests {
