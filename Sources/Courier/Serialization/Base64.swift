@@ -1,8 +1,9 @@
 // Base64: RFC 4648 §4 (standard alphabet, "=" padding), for Basic credentials and property-list
 // <data>. Small on purpose: CourierTLS has its own, and this target must not depend on it.
 
-/// RFC 4648 §4 Base64 with the standard alphabet and padding.
-public enum Base64 {
+/// RFC 4648 §4 Base64 with the standard alphabet and padding. Internal: CourierTLS has a public
+/// `Base64` of its own, and the two modules are imported together.
+enum Base64 {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Encodes bytes as padded Base64 text.
