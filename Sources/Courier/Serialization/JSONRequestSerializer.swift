@@ -68,7 +68,8 @@ public struct JSONRequestSerializer: RequestSerializer {
 }
 
 extension QueryValue {
-    /// The query value of a JSON value: integers stay integers, other numbers become doubles,
+    /// The query value of a JSON value: integers stay integers (their text beyond Int64), other
+    /// numbers become doubles (their text beyond Double's range),
     /// objects dictionaries (members in order), null the bare key.
     /// - Parameter json: the JSON value.
     public init(json: JSONValue) {
@@ -77,7 +78,12 @@ extension QueryValue {
         case .bool(let value): self = .bool(value)
         case .string(let value): self = .string(value)
         case .number(let number):
-            if let integer = number.int64 { self = .int(integer) } else { if let double = number.double { self = .double(double) } else { self = .string(number.text) } }
+            // Integers as integers (beyond Int64 as their exact text, as NSNumber describes an
+            // unsigned long long); other numbers as doubles, or their text when out of range.
+            if let integer = number.int64 { self = .int(integer) }
+            else if number.isIntegerLiteral { self = .string(number.text) }
+            else if let double = number.double { self = .double(double) }
+            else { self = .string(number.text) }
         case .array(let values): self = .array(values.map(QueryValue.init(json:)))
         case .object(let object): self = .dictionary(object.members.map { ($0.key, QueryValue(json: $0.value)) })
         }
