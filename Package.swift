@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
+        .library(name: "Courier", targets: ["Courier"]),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
@@ -36,6 +37,10 @@ let package = Package(
         .target(name: "CCourierLinux"),
         .target(name: "CourierPosix", dependencies: ["CourierBytes", "CCourierLinux"], swiftSettings: strict),
 
+        // The public client (serializers; the session joins later).
+        .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart"],
+                swiftSettings: strict),
+
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
                 path: "Tests/CourierTestSupport", swiftSettings: strict),
@@ -53,6 +58,8 @@ let package = Package(
         // The PEM files are embedded in TestCertificates.swift by Certificates/generate.sh.
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierTLS", "CourierTestSupport"],
                     exclude: ["Certificates"], swiftSettings: strict),
+        .testTarget(name: "CourierSerializationTests", dependencies: ["Courier", "CourierTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierPosix", "CourierTestSupport"],
                     swiftSettings: strict),
     ]

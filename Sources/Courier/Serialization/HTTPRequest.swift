@@ -1,0 +1,63 @@
+// HTTPRequest: what a request serializer produces and the Session later sends — AFNetworking's
+// NSMutableURLRequest, reduced to what HTTP/1.1 needs: method, URI, header fields, a body and a
+// timeout. Nothing here is validated again: the serializers validate before they build one, and
+// the HTTP/1.1 encoder validates once more before it writes a byte (design §6).
+
+import CourierBytes
+import CourierHTTP1
+import CourierMultipart
+import CourierURL
+
+/// A request ready to be sent: the value every `RequestSerializer` produces.
+public struct HTTPRequest: Sendable {
+    /// The body of a request.
+    public enum Body: Sendable {
+        /// No body at all (no Content-Type, no Content-Length from the serializer).
+        case none
+        /// An in-memory body, sent as it is.
+        case bytes(ByteBuffer)
+        /// A multipart form, streamed by `MultipartBodyStream` with the exact `contentLength`.
+        case multipart(MultipartForm)
+
+        /// The body's length in bytes (0 for `.none`).
+        public var length: UInt64 {
+            switch self {
+            case .none: return 0
+            case .bytes(let buffer): return UInt64(buffer.readableBytes)
+            case .multipart(let form): return form.contentLength
+            }
+        }
+
+        /// The in-memory bytes, or nil for `.none` and `.multipart`.
+        public var bytes: ByteBuffer? {
+            if case .bytes(let buffer) = self { return buffer }
+            return nil
+        }
+    }
+
+    /// The request method, sent as given.
+    public var method: HTTPMethod
+    /// The target URI (parameters of GET, HEAD and DELETE are already in its query).
+    public var uri: URI
+    /// The header fields, in the order they are sent.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: Body
+    /// The request's timeout (AFNetworking's `timeoutInterval`), or nil for the session's default.
+    public var timeout: Duration?
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - uri: the target.
+    ///   - headers: the header fields.
+    ///   - body: the body (default none).
+    ///   - timeout: the timeout (default nil: the session's).
+    public init(method: HTTPMethod, uri: URI, headers: HTTPHeaders = HTTPHeaders(), body: Body = .none, timeout: Duration? = nil) {
+        self.method = method
+        self.uri = uri
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
