@@ -90,7 +90,7 @@ private func bodyText(_ request: HTTPRequest) -> String? { request.body.bytes?.r
         var serializer = FormRequestSerializer(defaults: defaults)
         serializer.timeout = .seconds(30)
         let request = try serializer.request(method: .get, uri: uri("http://a/"), parameters: nil, headers: ["user-agent": "mine/1", "X-A": "1"])
-        #expect(request.headers.first(name: "Accept-Language") == "en, fr;q=0.9, de;q=0.8")
+        #expect(request.headers.first(name: "Accept-Language") == "en;q=1, fr;q=0.9, de;q=0.8")
         #expect(request.headers["User-Agent"] == ["mine/1"])
         #expect(request.headers.fields.map(\.name) == ["Accept-Language", "user-agent", "X-A"])
         #expect(request.timeout == .seconds(30))
@@ -99,7 +99,7 @@ private func bodyText(_ request: HTTPRequest) -> String? { request.body.bytes?.r
 
     @Test func acceptLanguageStopsAtSixLanguages() {
         let value = RequestDefaults.acceptLanguage(["a", "b", "c", "d", "e", "f", "g", "h"])
-        #expect(value == "a, b;q=0.9, c;q=0.8, d;q=0.7, e;q=0.6, f;q=0.5")
+        #expect(value == "a;q=1, b;q=0.9, c;q=0.8, d;q=0.7, e;q=0.6, f;q=0.5")
         #expect(RequestDefaults.acceptLanguage([]) == nil)
         #expect(!RequestDefaults(preferredLanguages: []).headers.contains(name: "Accept-Language"))
     }
@@ -114,7 +114,7 @@ private func bodyText(_ request: HTTPRequest) -> String? { request.body.bytes?.r
         #expect(preferredLanguages(environment: ["LANGUAGE": "fr:C:fr:en\r\nX"]) == ["fr"])
         #expect(preferredLanguages(environment: [:]) == [])
         let header = RequestDefaults(preferredLanguages: preferredLanguages(environment: ["LANGUAGE": "fr:en_US"])).headers
-        #expect(header.first(name: "Accept-Language") == "fr, en-US;q=0.9")
+        #expect(header.first(name: "Accept-Language") == "fr;q=1, en-US;q=0.9")
     }
 
     @Test func basicAuthorization() throws {

@@ -59,15 +59,16 @@ public struct RequestDefaults: Sendable {
         self.queryStringSerialization = nil
     }
 
-    /// The Accept-Language value for a list of languages: the first six, weights falling by 0.1
-    /// from 1 and written `%0.1g` (`en, fr;q=0.9, de;q=0.8`). The first carries no weight: 1 is
-    /// the default (RFC 9110 §12.4.2), where AFNetworking writes `en;q=1`.
+    /// The Accept-Language value for a list of languages, exactly as AFNetworking builds it: the
+    /// first six, each with its weight falling by 0.1 from 1 and written `%0.1g`
+    /// (`en;q=1, fr;q=0.9, de;q=0.8`). The explicit `q=1` is AFNetworking's spelling (RFC 9110
+    /// §12.4.2 makes it the default); scripts that compare headers with AFNetworking's see the same.
     /// - Parameter languages: language tags in order of preference.
     /// - Returns: the value, or nil for an empty list.
     public static func acceptLanguage(_ languages: [String]) -> String? {
         guard !languages.isEmpty else { return nil }
         // AFNetworking stops once q <= 0.5: six languages, q = 1.0 … 0.5.
-        let weights = ["", ";q=0.9", ";q=0.8", ";q=0.7", ";q=0.6", ";q=0.5"]
+        let weights = [";q=1", ";q=0.9", ";q=0.8", ";q=0.7", ";q=0.6", ";q=0.5"]
         return zip(languages.prefix(6), weights).map { $0 + $1 }.joined(separator: ", ")
     }
 
