@@ -139,7 +139,7 @@ public enum QueryString {
 
     /// The order in which to write a dictionary's pairs: by key as `compare:` orders, ties (equal
     /// keys) in the order given. Nil when the pairs are already in order.
-    private static func sortedOrder(of pairs: [(String, QueryValue)], state: inout BuildState) -> [Int]? {
+    static func sortedOrder(of pairs: [(String, QueryValue)], state: inout BuildState) -> [Int]? {
         // Copy every key's UTF-8 into one arena once, so comparisons are plain byte loops.
         state.arena.removeAll(keepingCapacity: true)
         state.bounds.removeAll(keepingCapacity: true)
@@ -173,7 +173,7 @@ public enum QueryString {
 
     /// A set's members sorted by description (NSSortDescriptor on `description`, `compare:`),
     /// each distinct member once.
-    private static func sortedUniqueMembers(_ members: [QueryValue]) -> [QueryValue] {
+    static func sortedUniqueMembers(_ members: [QueryValue]) -> [QueryValue] {
         guard members.count > 1 else { return members }
         let described = members.map { ($0.description, $0) }
         let order = described.indices.sorted { x, y in

@@ -227,3 +227,16 @@ enum NaiveQueryString {
         return out
     }
 }
+
+@Suite struct QueryPairsTests {
+    /// `QueryString.pairs` is the unescaped form of what `build` writes, in the same order.
+    @Test func pairsMatchTheBuiltQueryString() throws {
+        let tree: QueryValue = ["é": 1, "e": ["z": nil, "a": [true, 2.5]], "E": .set(["b", "a", "b"]), "f": "x y"]
+        let pairs = QueryString.pairs(tree)
+        #expect(pairs.map(\.name) == ["E", "E", "e[a][]", "e[a][]", "e[z]", "é", "f"])
+        #expect(pairs.map(\.value) == ["a", "b", "1", "2.5", nil, "1", "x y"])
+        let parsed = try FormURLEncoded.parse(QueryString.build(tree))
+        #expect(parsed.map(\.name) == pairs.map(\.name))
+        #expect(parsed.map(\.value) == pairs.map(\.value))
+    }
+}

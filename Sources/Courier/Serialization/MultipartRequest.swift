@@ -9,9 +9,8 @@
 // the form's exact `contentLength` — both only when the form has parts (AFNetworking sends an empty
 // form as no body at all). GET and HEAD are refused (AFNetworking asserts).
 //
-// Key order: `QueryString` sorts with NSString `compare:` semantics; CourierURL does not expose its
-// pairs, so this file flattens with the same structure and orders keys by UTF-8 bytes, which is
-// the same order for ASCII keys (see docs/serializers.md).
+// Key order: the pairs come from `QueryString.pairs`, so form fields and query strings share one
+// flattening and NSString `compare:` key order.
 
 import CourierBytes
 import CourierHTTP1
@@ -86,37 +85,7 @@ public enum MultipartFieldPairs {
     /// - Parameter parameters: the tree (a non-dictionary is the value of an empty name).
     /// - Returns: the pairs.
     public static func pairs(of parameters: QueryValue) -> [(name: String, value: String?)] {
-        var output: [(name: String, value: String?)] = []
-        // Explicit stack: (key, value), processed in order.
-        var stack: [(String?, QueryValue)] = [(nil, parameters)]
-        while let (key, value) = stack.popLast() {
-            switch value {
-            case .dictionary(let entries):
-                let sorted = entries.enumerated().sorted { lhs, rhs in
-                    let l = Array(lhs.element.0.utf8), r = Array(rhs.element.0.utf8)
-                    return l == r ? lhs.offset < rhs.offset : l.lexicographicallyPrecedes(r)
-                }
-                for (_, entry) in sorted.reversed() {
-                    stack.append((key.map { "\($0)[\(entry.0)]" } ?? entry.0, entry.1))
-                }
-            case .array(let values):
-                for element in values.reversed() { stack.append(((key ?? "") + "[]", element)) }
-            case .set(let members):
-                var seen: [String] = []
-                var unique: [(String, QueryValue)] = []
-                for member in members {
-                    let text = member.description
-                    if !seen.contains(text) { seen.append(text); unique.append((text, member)) }
-                }
-                unique.sort { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
-                for (_, member) in unique.reversed() { stack.append((key, member)) }
-            case .null: output.append((key ?? "", nil))
-            case .string(let text): output.append((key ?? "", text))
-            case .int(let number): output.append((key ?? "", String(number)))
-            case .double(let number): output.append((key ?? "", QueryString.describe(number)))
-            case .bool(let flag): output.append((key ?? "", flag ? "1" : "0"))
-            }
-        }
-        return output
+        // The same flattening and order as the query string (NSString `compare:` key order).
+        QueryString.pairs(parameters)
     }
 }
