@@ -27,6 +27,7 @@ let targets: [Target] = [
     Target(name: "fuzz-pool", check: FuzzChecks.pool),
     Target(name: "fuzz-multipart", check: FuzzChecks.multipart),
     Target(name: "fuzz-tls", check: FuzzChecks.tlsHandshake),
+    Target(name: "fuzz-serialization", check: FuzzChecks.serialization),
 ]
 
 @Test(arguments: targets)
