@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
+        .library(name: "CourierLoopbackServer", targets: ["CourierLoopbackServer"]),
+        .library(name: "Courier", targets: ["Courier"]),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
@@ -35,6 +37,13 @@ let package = Package(
         // The one door to the kernel (design §7): the only module that imports Glibc.
         .target(name: "CCourierLinux"),
         .target(name: "CourierPosix", dependencies: ["CourierBytes", "CCourierLinux"], swiftSettings: strict),
+
+        // The embedded HTTP/1.1 test server (plain and TLS) on 127.0.0.1.
+        .target(name: "CourierLoopbackServer", dependencies: ["CourierBytes", "CourierHTTP1", "CourierPosix", "CourierTLS"],
+                swiftSettings: strict),
+        // The client: low-level connection API (Sources/Courier/Connection/).
+        .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierPosix", "CourierTLS", "CourierPool"],
+                swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
@@ -54,6 +63,10 @@ let package = Package(
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierTLS", "CourierTestSupport"],
                     exclude: ["Certificates"], swiftSettings: strict),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierPosix", "CourierTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "CourierLoopbackServerTests", dependencies: ["CourierLoopbackServer", "CourierPosix", "CourierTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierLoopbackServer", "CourierTestSupport"],
                     swiftSettings: strict),
     ]
 )

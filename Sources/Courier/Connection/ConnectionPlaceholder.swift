@@ -1,0 +1,2 @@
+// placeholder until the connection API lands
+enum ConnectionPlaceholder {}
