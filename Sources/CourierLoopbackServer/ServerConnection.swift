@@ -53,6 +53,9 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     func start() {
+        // The head and the start of the body may go out in separate writes; without this, Nagle
+        // holds the second one for the peer's delayed ACK (40 ms on Linux).
+        try? socket.setNoDelay(true)
         if let context = core.tls {
             do {
                 tls = try TLSConnection(context: context)
@@ -317,7 +320,8 @@ final class ServerConnection: @unchecked Sendable {
     private func flush() {
         if case .closed = phase { return }
         while true {
-            if output.isEmpty, var body = producer {
+            // Top up small outputs (a head) with body bytes so they leave in one gather write.
+            if output.count < BodyProducer.budget, var body = producer {
                 var list = GatherList()
                 let done = body.fill(&list, content: core.content)
                 producer = done ? nil : body

@@ -1,2 +1,0 @@
-// placeholder until the connection API lands
-enum ConnectionPlaceholder {}

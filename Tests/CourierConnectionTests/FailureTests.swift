@@ -1,0 +1,206 @@
+// Timeouts, hostile servers, TLS failures, cancellation and descriptor leaks.
+
+import Courier
+import CourierBytes
+import CourierHTTP1
+import CourierLoopbackServer
+import CourierTLS
+import Testing
+
+private func shortOptions(idle: Duration = .seconds(5), total: Duration? = nil, handshake: Duration = .seconds(5)) -> HTTP1ConnectionOptions {
+    var options = HTTP1ConnectionOptions()
+    options.idleTimeout = idle
+    options.totalTimeout = total
+    options.tlsHandshakeTimeout = handshake
+    return options
+}
+
+extension ConnectionTests {
+    @Suite struct Failures {
+        @Test func tlsHandshakeTimeout() async throws {
+            try await withServer(.init(tls: TestTLS.server, stallsConnections: true)) { server in
+                let start = ContinuousClock.now
+                let error = await expectConnectionError {
+                    _ = try await connect(server, options: shortOptions(handshake: .milliseconds(200)))
+                }
+                #expect(error?.code == .tlsHandshakeTimeout)
+                #expect(ContinuousClock.now - start < .seconds(3))
+                #expect(await eventually { server.openConnections == 0 })
+            }
+        }
+
+        @Test func idleTimeoutWaitingForTheHead() async throws {
+            try await withServer(.init(scripts: ["/stall": { _ in [.stall] }])) { server in
+                let connection = try await connect(server, options: shortOptions(idle: .milliseconds(200)))
+                try await connection.sendHead(method: .get, target: "/stall")
+                let error = await expectConnectionError { _ = try await connection.receiveResponse() }
+                #expect(error?.code == .idleTimeout)
+                #expect(!connection.isReusable)
+            }
+        }
+
+        @Test func idleTimeoutMidBody() async throws {
+            let config = LoopbackServer.Configuration(scripts: [
+                "/half": { _ in [.text("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"), .writePattern(count: 10), .stall] },
+            ])
+            try await withServer(config) { server in
+                let connection = try await connect(server, options: shortOptions(idle: .milliseconds(200)))
+                try await connection.sendHead(method: .get, target: "/half")
+                let response = try await connection.receiveResponse()
+                var received = 0
+                let error = await expectConnectionError {
+                    for try await slice in response.body { received += slice.readableBytes }
+                }
+                #expect(error?.code == .idleTimeout)
+                #expect(received == 10)
+                #expect(await eventually { server.openConnections == 0 })
+            }
+        }
+
+        @Test func totalTimeoutWhileDataTrickles() async throws {
+            var steps: [LoopbackAction] = [.text("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")]
+            for _ in 0..<50 { steps += [.writePattern(count: 1), .pause(.milliseconds(20))] }
+            let script = steps
+            try await withServer(.init(scripts: ["/slow": { _ in script }])) { server in
+                let connection = try await connect(server, options: shortOptions(idle: .milliseconds(500),
+                                                                                 total: .milliseconds(300)))
+                let start = ContinuousClock.now
+                let error = await expectConnectionError { _ = try await get(connection, "/slow") }
+                #expect(error?.code == .totalTimeout)
+                #expect(ContinuousClock.now - start < .seconds(2))
+            }
+        }
+
+        @Test func emptyReplyIsTyped() async throws {
+            try await withServer(.init(scripts: ["/empty": { _ in [.close] }])) { server in
+                let connection = try await connect(server)
+                try await connection.sendHead(method: .get, target: "/empty")
+                let error = await expectConnectionError { _ = try await connection.receiveResponse() }
+                #expect(error?.code == .remoteClosed)
+                #expect(error?.parserError?.code == .emptyResponse)
+                #expect(error?.curlExitCode == 52)
+            }
+        }
+
+        @Test func resetMidBodyIsTyped() async throws {
+            let config = LoopbackServer.Configuration(scripts: [
+                "/cut": { _ in [.text("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"), .writePattern(count: 10), .reset] },
+                "/cutchunked": { _ in [.text("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nabcde\r\n"), .reset] },
+            ])
+            try await withServer(config) { server in
+                for target in ["/cut", "/cutchunked"] {
+                    let connection = try await connect(server)
+                    let error = await expectConnectionError { _ = try await get(connection, target) }
+                    #expect(error?.code == .bodyTruncated || error?.code == .remoteClosed)
+                    #expect(!connection.isReusable)
+                }
+            }
+        }
+
+        @Test func garbageIsAProtocolError() async throws {
+            try await withServer(.init(scripts: ["/junk": { _ in [.text("HTTP/1.1 2x0 OK\r\n\r\n")] }])) { server in
+                let connection = try await connect(server)
+                let error = await expectConnectionError { _ = try await get(connection, "/junk") }
+                #expect(error?.code == .protocolError)
+                #expect(error?.parserError?.code == .invalidStatusLine)
+                let again = await expectConnectionError { try await connection.sendHead(method: .get, target: "/") }
+                #expect(again?.code == .protocolError)
+            }
+        }
+
+        @Test func tlsHostnameMismatch() async throws {
+            try await withServer(.init(tls: TestTLS.wrongHostServer)) { server in
+                for host in ["127.0.0.1", "localhost"] {
+                    let error = await expectConnectionError { _ = try await connect(server, host: host) }
+                    #expect(error?.code == .tlsFailed)
+                    #expect(error?.tlsError?.code == .hostnameMismatch)
+                    #expect(error?.curlExitCode == 60)
+                }
+            }
+        }
+
+        @Test func tlsTruncationOfACloseDelimitedBody() async throws {
+            let config = LoopbackServer.Configuration(tls: TestTLS.server, scripts: [
+                "/truncated": { _ in [.text("HTTP/1.1 200 OK\r\n\r\nabc"), .close] },
+                "/clean": { _ in [.text("HTTP/1.1 200 OK\r\n\r\nabc"), .closeNotify, .close] },
+            ])
+            try await withServer(config) { server in
+                let connection = try await connect(server)
+                let error = await expectConnectionError { _ = try await get(connection, "/truncated") }
+                #expect(error?.code == .tlsFailed)
+                #expect(error?.tlsError?.code == .closedWithoutCloseNotify)
+                #expect(error?.curlExitCode == 56)
+
+                let clean = try await connect(server)
+                let (_, body) = try await get(clean, "/clean")
+                #expect(body == Array("abc".utf8))
+                #expect(!clean.isReusable)
+            }
+        }
+
+        @Test func cancellingTheTaskMidBodyClosesTheConnection() async throws {
+            let config = LoopbackServer.Configuration(scripts: [
+                "/hang": { _ in [.text("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"), .writePattern(count: 10), .stall] },
+            ])
+            try await withServer(config) { server in
+                let connection = try await connect(server)
+                try await connection.sendHead(method: .get, target: "/hang")
+                let response = try await connection.receiveResponse()
+                let task = Task { () -> ConnectionError? in
+                    do {
+                        for try await _ in response.body {}
+                        return nil
+                    } catch {
+                        return error as? ConnectionError
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(100))
+                task.cancel()
+                let error = await task.value
+                #expect(error?.code == .cancelled)
+                #expect(!connection.isReusable)
+                #expect(await eventually { server.openConnections == 0 })
+            }
+        }
+
+        @Test func connectionRefusedIsConnectFailed() async throws {
+            let server = try await LoopbackServer.start()
+            let port = server.port
+            await server.shutdown()
+            let error = await expectConnectionError {
+                _ = try await HTTP1Connection.connect(host: "127.0.0.1", port: port)
+            }
+            #expect(error?.code == .connectFailed)
+            #expect(error?.connectError?.code == .connectionRefused)
+        }
+
+        @Test func noDescriptorLeaks() async throws {
+            // Warm up the process-wide loop and resolver, and the TLS trust store.
+            try await withServer { server in _ = try await get(try await connect(server), "/bytes/1") }
+            let before = openDescriptorCount()
+            try await withServer { server in
+                for _ in 0..<20 {
+                    let connection = try await connect(server)
+                    _ = try await get(connection, "/bytes/100")
+                    await connection.close()
+                }
+                let dropped = try await connect(server)
+                _ = try await get(dropped, "/close")
+            }
+            try await withServer(.init(tls: TestTLS.server, scripts: ["/empty": { _ in [.close] }])) { server in
+                for _ in 0..<5 {
+                    let connection = try await connect(server)
+                    _ = try? await get(connection, "/empty")
+                }
+            }
+            try await withServer(.init(tls: TestTLS.server, stallsConnections: true)) { server in
+                let error = await expectConnectionError {
+                    _ = try await connect(server, options: shortOptions(handshake: .milliseconds(100)))
+                }
+                #expect(error?.code == .tlsHandshakeTimeout)
+            }
+            #expect(await eventually { openDescriptorCount() <= before })
+            #expect(openDescriptorCount() == before)
+        }
+    }
+}
