@@ -174,33 +174,114 @@ extension ConnectionTests {
             #expect(error?.connectError?.code == .connectionRefused)
         }
 
-        @Test func noDescriptorLeaks() async throws {
-            // Warm up the process-wide loop and resolver, and the TLS trust store.
-            try await withServer { server in _ = try await get(try await connect(server), "/bytes/1") }
-            let before = openDescriptorCount()
+        @Test func noSocketLeaks() async throws {
+            // Every socket of every connection made here is closed: plain and TLS, reused,
+            // closed by the server, failed. Checked per server port, so parallel suites of other
+            // targets cannot disturb it.
+            var ports: [UInt16] = []
             try await withServer { server in
+                ports.append(server.port)
                 for _ in 0..<20 {
                     let connection = try await connect(server)
                     _ = try await get(connection, "/bytes/100")
                     await connection.close()
                 }
+                // The probe sees live sockets (client and server end), so the final check can fail.
+                let live = try await connect(server)
+                #expect(await eventually { openSockets(onPort: server.port) == 3 })  // + the listener
+                await live.close()
                 let dropped = try await connect(server)
                 _ = try await get(dropped, "/close")
+                do {
+                    let abandoned = try await connect(server)
+                    try await abandoned.sendHead(method: .get, target: "/bytes/100000")
+                    _ = try await abandoned.receiveResponse()
+                    // Dropped without reading or closing: deinit closes it.
+                }
             }
             try await withServer(.init(tls: TestTLS.server, scripts: ["/empty": { _ in [.close] }])) { server in
+                ports.append(server.port)
                 for _ in 0..<5 {
                     let connection = try await connect(server)
                     _ = try? await get(connection, "/empty")
                 }
             }
             try await withServer(.init(tls: TestTLS.server, stallsConnections: true)) { server in
+                ports.append(server.port)
                 let error = await expectConnectionError {
                     _ = try await connect(server, options: shortOptions(handshake: .milliseconds(100)))
                 }
                 #expect(error?.code == .tlsHandshakeTimeout)
             }
-            #expect(await eventually { openDescriptorCount() <= before })
-            #expect(openDescriptorCount() == before)
+            for port in ports {
+                #expect(await eventually { openSockets(onPort: port) == 0 }, "sockets left on port \(port)")
+            }
+        }
+    }
+}
+
+import CourierPosix
+
+extension ConnectionTests {
+    @Suite struct ConnectPhase {
+        /// A listener whose accept queue is full drops further SYNs, so a connect hangs.
+        @Test func connectTimeout() async throws {
+            let listener = try Socket.listening(on: SocketAddress(ip: .loopbackV4, port: 0), backlog: 0)
+            defer { try? listener.close() }
+            let port = try listener.localAddress().port
+            let loop = try EventLoop(name: "filler")
+            var fillers: [Socket] = []
+            // Fill the accept queue (backlog 0 holds one or two) with connections never accepted.
+            for _ in 0..<4 {
+                do {
+                    fillers.append(try await loop.connect(to: [SocketAddress(ip: .loopbackV4, port: port)],
+                                                          configuration: ConnectConfiguration(timeout: .milliseconds(200))))
+                } catch {
+                    break
+                }
+            }
+            var options = HTTP1ConnectionOptions()
+            options.connectTimeout = .milliseconds(200)
+            let start = ContinuousClock.now
+            let error = await expectConnectionError {
+                _ = try await HTTP1Connection.connect(host: "127.0.0.1", port: port, options: options)
+            }
+            #expect(error?.code == .connectTimeout)
+            #expect(ContinuousClock.now - start < .seconds(3))
+            for socket in fillers { try? socket.close() }
+            await loop.shutdown()
+        }
+
+        @Test func idleConnectionClosedByServerIsNotReused() async throws {
+            let config = LoopbackServer.Configuration(scripts: [
+                "/bye-later": { _ in [.response(body: "ok"), .pause(.milliseconds(20)), .close] },
+            ])
+            try await withServer(config) { server in
+                let connection = try await connect(server)
+                let (_, body) = try await get(connection, "/bye-later")
+                #expect(body == Array("ok".utf8))
+                #expect(await eventually { server.openConnections == 0 })
+                let error = await expectConnectionError { try await connection.sendHead(method: .get, target: "/bytes/1") }
+                #expect(error?.code == .notReusable)
+                #expect(!connection.isReusable)
+            }
+        }
+
+        @Test func staleBodyIteratorDoesNotReadTheNextResponse() async throws {
+            try await withServer { server in
+                let connection = try await connect(server)
+                try await connection.sendHead(method: .get, target: "/bytes/5")
+                let first = try await connection.receiveResponse()
+                #expect(try await first.body.collect().readableString == "abcde")
+                let (_, second) = try await get(connection, "/bytes/3")
+                #expect(second == Array("abc".utf8))
+                try await connection.sendHead(method: .get, target: "/bytes/4")
+                let third = try await connection.receiveResponse()
+                // Iterating the first response again yields nothing and leaves the third intact.
+                #expect(try await first.body.collect().readableBytes == 0)
+                #expect(try await third.body.collect().readableString == "abcd")
+                await connection.close()
+            }
         }
     }
 }

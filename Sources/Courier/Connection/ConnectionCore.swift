@@ -22,7 +22,7 @@ import Synchronization
 
 /// What a caller waiting for response bytes receives.
 enum ReadOutcome: Sendable {
-    case head(HTTP1ResponseHead)
+    case head(HTTP1ResponseHead, exchange: Int)
     case bodyPart(ByteBuffer)
     case end
 }
@@ -64,6 +64,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     // The exchange in progress.
     private var exchangeActive = false
+    /// Counts exchanges, so a body iterator of an earlier response cannot read a later one.
+    private(set) var exchangeNumber = 0
     private var headReceived = false
     private var responseEnded = true
     private var responseFraming: BodyFraming?
@@ -89,14 +91,14 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Runs the TLS handshake; the promise completes when it is done (or failed).
-    func handshake(_ promise: LoopPromise<Void>) {
+    func handshake(_ promise: LoopPromise<Void>, deadline: Instant?) {
         if let failure { promise.fail(failure); return }
         promise.onCancel { [unowned self] in fail(ConnectionError(.cancelled, "the task was cancelled")) }
         handshakeWaiter = promise
         handshakeTimer = loop.scheduleTimer(after: options.tlsHandshakeTimeout) { [weak self] in
             self?.fail(ConnectionError(.tlsHandshakeTimeout, "the TLS handshake did not finish in time"))
         }
-        if let total = options.totalTimeout { armDeadline(after: total) }
+        if let deadline { armDeadline(after: deadline - Instant.now()) }
         touch()
         armIdle()
         driveHandshake()
@@ -145,6 +147,14 @@ final class ConnectionCore: @unchecked Sendable {
     /// Sends a request head; the promise completes when it is in the kernel.
     func sendHead(_ head: EncodedHead, info: HTTP1ClientConnection.RequestInfo, promise: LoopPromise<Void>) {
         if let failure { promise.fail(failure); return }
+        // One non-blocking read before reusing an idle connection: a server that closed it
+        // (keep-alive timeout) is found here, not as an "empty reply" after the request was sent.
+        if !exchangeActive && socket != nil && !peerEOF && tls?.isHandshakeComplete != false { readSocket() }
+        if let failure { promise.fail(failure); return }
+        if socket == nil || peerEOF {
+            promise.fail(ConnectionError(.notReusable, "the server closed the connection"))
+            return
+        }
         guard socket != nil, !exchangeActive, writeWaiter == nil, readWaiter == nil, machine.isReusable else {
             promise.fail(ConnectionError(.notReusable, "the connection cannot send a request now"))
             return
@@ -158,6 +168,7 @@ final class ConnectionCore: @unchecked Sendable {
         }
         reusable.store(false, ordering: .releasing)
         exchangeActive = true
+        exchangeNumber += 1
         headReceived = false
         responseEnded = false
         responseFraming = nil
@@ -282,9 +293,9 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Waits for the next body part, or the end.
-    func receiveBodyPart(_ promise: LoopPromise<ReadOutcome>) {
+    func receiveBodyPart(exchange: Int, _ promise: LoopPromise<ReadOutcome>) {
         if let failure { promise.fail(failure); return }
-        if responseEnded { promise.succeed(.end); return }
+        if responseEnded || exchange != exchangeNumber { promise.succeed(.end); return }
         guard headReceived, readWaiter == nil else {
             promise.fail(ConnectionError(.notReusable, "another read is in progress"))
             return
@@ -324,7 +335,8 @@ final class ConnectionCore: @unchecked Sendable {
                     readWaiter = nil
                     promise.succeed(.head(HTTP1ResponseHead(status: head.status, version: head.version,
                                                             reason: head.reasonPhrase.readableString,
-                                                            headers: head.headers.headers)))
+                                                            headers: head.headers.headers),
+                                          exchange: exchangeNumber))
                 case .bodyPart(let slice):
                     readWaiter = nil
                     promise.succeed(.bodyPart(slice))

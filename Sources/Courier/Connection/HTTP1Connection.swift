@@ -60,22 +60,16 @@ public final class HTTP1Connection: Sendable {
                                options: HTTP1ConnectionOptions = HTTP1ConnectionOptions()) async throws(ConnectionError) -> HTTP1Connection {
         let loop = options.eventLoop ?? SharedRuntime.loop
         let resolver = options.resolver ?? SharedRuntime.resolver
+        let started = Instant.now()
         var connectBudget = options.connectTimeout
         if let total = options.totalTimeout, total < connectBudget { connectBudget = total }
 
-        let addresses: [SocketAddress]
-        do {
-            addresses = try await resolver.resolve(host: host, port: port)
-        } catch {
-            if error.code == .cancelled { throw ConnectionError(.cancelled, "the task was cancelled") }
-            var failure = ConnectionError(.connectFailed, "could not resolve \(host)")
-            failure.resolutionError = error
-            throw failure
-        }
+        let addresses = try await resolve(host: host, port: port, resolver: resolver, within: connectBudget)
         let socket: Socket
         do {
+            let remaining = connectBudget - (Instant.now() - started)
             socket = try await loop.connect(to: addresses, configuration: ConnectConfiguration(
-                attemptDelay: options.attemptDelay, timeout: connectBudget))
+                attemptDelay: options.attemptDelay, timeout: max(remaining, .milliseconds(1))))
         } catch let error as ConnectError {
             var failure = ConnectionError(error.code == .timedOut ? .connectTimeout : .connectFailed,
                                           "could not connect to \(host):\(port)")
@@ -101,7 +95,8 @@ public final class HTTP1Connection: Sendable {
         do {
             try await loop.submit { try core.attach() }
             if engine != nil {
-                try await connection.run { (promise: LoopPromise<Void>) in core.handshake(promise) }
+                let deadline = options.totalTimeout.map { started + $0 }
+                try await connection.run { (promise: LoopPromise<Void>) in core.handshake(promise, deadline: deadline) }
             } else {
                 try await loop.submit { core.markReady() }
             }
@@ -109,6 +104,45 @@ public final class HTTP1Connection: Sendable {
             throw connection.closing(ConnectionError.from(error))
         }
         return connection
+    }
+
+    /// Resolves `host`, giving up after `budget` (the resolver itself has no deadline; a cancelled
+    /// resolution returns at once and its getaddrinfo finishes in the background).
+    private static func resolve(host: String, port: UInt16, resolver: Resolver,
+                                within budget: Duration) async throws(ConnectionError) -> [SocketAddress] {
+        enum Outcome: Sendable {
+            case resolved([SocketAddress])
+            case failed(ResolutionError)
+            case timedOut
+        }
+        let outcome = await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do throws(ResolutionError) {
+                    return .resolved(try await resolver.resolve(host: host, port: port))
+                } catch {
+                    return .failed(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: budget)
+                return .timedOut
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+        switch outcome {
+        case .resolved(let addresses):
+            return addresses
+        case .timedOut:
+            if Task.isCancelled { throw ConnectionError(.cancelled, "the task was cancelled") }
+            throw ConnectionError(.connectTimeout, "resolving \(host) took longer than \(budget)")
+        case .failed(let error):
+            if error.code == .cancelled { throw ConnectionError(.cancelled, "the task was cancelled") }
+            var failure = ConnectionError(.connectFailed, "could not resolve \(host)")
+            failure.resolutionError = error
+            throw failure
+        }
     }
 
     /// Whether a new request may be sent now: connected, idle, and the last response allowed
@@ -196,11 +230,11 @@ public final class HTTP1Connection: Sendable {
     public func receiveResponse() async throws(ConnectionError) -> HTTP1Response {
         let core = self.core
         let outcome = try await run { (promise: LoopPromise<ReadOutcome>) in core.receiveHead(promise) }
-        guard case .head(let head) = outcome else {
+        guard case .head(let head, let exchange) = outcome else {
             throw closing(ConnectionError(.protocolError, "no response head"))
         }
         return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason,
-                             headers: head.headers, body: HTTP1ResponseBody(connection: self))
+                             headers: head.headers, body: HTTP1ResponseBody(connection: self, exchange: exchange))
     }
 
     /// Closes the connection (with a TLS close_notify when possible). Operations in progress fail
@@ -213,9 +247,9 @@ public final class HTTP1Connection: Sendable {
     // MARK: Internals
 
     /// The next body part, or nil at the end.
-    func nextBodyPart() async throws(ConnectionError) -> ByteBuffer? {
+    func nextBodyPart(exchange: Int) async throws(ConnectionError) -> ByteBuffer? {
         let core = self.core
-        switch try await run({ (promise: LoopPromise<ReadOutcome>) in core.receiveBodyPart(promise) }) {
+        switch try await run({ (promise: LoopPromise<ReadOutcome>) in core.receiveBodyPart(exchange: exchange, promise) }) {
         case .bodyPart(let slice): return slice
         case .end, .head: return nil
         }

@@ -27,10 +27,12 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
     public typealias Failure = ConnectionError
 
     let connection: HTTP1Connection
+    let exchange: Int
 
     /// The iterator.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let connection: HTTP1Connection
+        let exchange: Int
         var finished = false
 
         /// The next slice, or nil at the end of the body.
@@ -38,7 +40,7 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
         /// - Throws: `ConnectionError` (`bodyTruncated`, `idleTimeout`, `cancelled`, ...).
         public mutating func next() async throws(ConnectionError) -> ByteBuffer? {
             if finished { return nil }
-            let part = try await connection.nextBodyPart()
+            let part = try await connection.nextBodyPart(exchange: exchange)
             if part == nil { finished = true }
             return part
         }
@@ -46,7 +48,7 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
 
     /// Makes the iterator.
     /// - Returns: an iterator reading from the connection.
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection, exchange: exchange) }
 
     /// Reads the whole body into one buffer.
     /// - Parameter limit: the most bytes to accept (design §5: 10 MiB default).
