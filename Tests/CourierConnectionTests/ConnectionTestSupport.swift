@@ -16,14 +16,26 @@ struct ConnectionTests {}
 
 func withServer(_ configuration: LoopbackServer.Configuration = .init(),
                 _ body: (LoopbackServer) async throws -> Void) async throws {
+    try await DescriptorTestLock.shared.withLock {
+        try await withServerLocked(configuration, body)
+    }
+}
+
+private func withServerLocked(_ configuration: LoopbackServer.Configuration,
+                              _ body: (LoopbackServer) async throws -> Void) async throws {
     let server = try await LoopbackServer.start(configuration)
+    let port = server.port
     do {
         try await body(server)
     } catch {
         await server.shutdown()
+        _ = await eventually(.seconds(2)) { openSockets(onPort: port) == 0 }
         throw error
     }
     await server.shutdown()
+    // Client sockets of failed or dropped connections close on the loop thread: let them land
+    // before the lock is released, so other targets' descriptor checks do not see them.
+    _ = await eventually(.seconds(2)) { openSockets(onPort: port) == 0 }
 }
 
 enum TestTLS {

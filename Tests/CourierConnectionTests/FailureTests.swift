@@ -5,6 +5,7 @@ import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer
 import CourierTLS
+import CourierTestSupport
 import Testing
 
 private func shortOptions(idle: Duration = .seconds(5), total: Duration? = nil, handshake: Duration = .seconds(5)) -> HTTP1ConnectionOptions {
@@ -164,6 +165,10 @@ extension ConnectionTests {
         }
 
         @Test func connectionRefusedIsConnectFailed() async throws {
+            try await DescriptorTestLock.shared.withLock { try await connectionRefusedLocked() }
+        }
+
+        func connectionRefusedLocked() async throws {
             let server = try await LoopbackServer.start()
             let port = server.port
             await server.shutdown()
@@ -213,8 +218,12 @@ extension ConnectionTests {
                 }
                 #expect(error?.code == .tlsHandshakeTimeout)
             }
-            for port in ports {
-                #expect(await eventually { openSockets(onPort: port) == 0 }, "sockets left on port \(port)")
+            // Reading /proc opens descriptors: do it under the lock other targets' checks take.
+            let finalPorts = ports
+            await DescriptorTestLock.shared.withLock {
+                for port in finalPorts {
+                    #expect(await eventually { openSockets(onPort: port) == 0 }, "sockets left on port \(port)")
+                }
             }
         }
     }
@@ -226,6 +235,10 @@ extension ConnectionTests {
     @Suite struct ConnectPhase {
         /// A listener whose accept queue is full drops further SYNs, so a connect hangs.
         @Test func connectTimeout() async throws {
+            try await DescriptorTestLock.shared.withLock { try await connectTimeoutLocked() }
+        }
+
+        func connectTimeoutLocked() async throws {
             let listener = try Socket.listening(on: SocketAddress(ip: .loopbackV4, port: 0), backlog: 0)
             defer { try? listener.close() }
             let port = try listener.localAddress().port

@@ -3,6 +3,7 @@
 
 import CourierBytes
 import CourierPosix
+import CourierTestSupport
 import Testing
 
 /// Every test of this target runs in this serialized suite (they share one port range and the
@@ -99,6 +100,13 @@ func headEnd(_ bytes: [UInt8]) -> Int? {
 
 func withServer(_ configuration: LoopbackServer.Configuration = .init(),
                 _ body: (LoopbackServer, EventLoop) async throws -> Void) async throws {
+    try await DescriptorTestLock.shared.withLock {
+        try await withServerLocked(configuration, body)
+    }
+}
+
+private func withServerLocked(_ configuration: LoopbackServer.Configuration,
+                              _ body: (LoopbackServer, EventLoop) async throws -> Void) async throws {
     let server = try await LoopbackServer.start(configuration)
     let loop = try EventLoop(name: "raw-client")
     do {

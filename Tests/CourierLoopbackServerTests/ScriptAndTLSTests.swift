@@ -76,6 +76,10 @@ extension LoopbackServerTests {
         }
 
         @Test func shutdownClosesOpenConnections() async throws {
+            try await DescriptorTestLock.shared.withLock { try await shutdownClosesOpenConnectionsLocked() }
+        }
+
+        func shutdownClosesOpenConnectionsLocked() async throws {
             let server = try await LoopbackServer.start()
             let loop = try EventLoop(name: "raw-client")
             let client = try await RawClient.connect(port: server.port, loop: loop)
