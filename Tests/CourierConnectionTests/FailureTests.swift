@@ -116,6 +116,7 @@ extension ConnectionTests {
                     #expect(error?.code == .tlsFailed)
                     #expect(error?.tlsError?.code == .hostnameMismatch)
                     #expect(error?.curlExitCode == 60)
+                    #expect(error?.afNetworkingCode == -1202)
                 }
             }
         }
@@ -159,6 +160,7 @@ extension ConnectionTests {
                 task.cancel()
                 let error = await task.value
                 #expect(error?.code == .cancelled)
+                #expect(error?.afNetworkingCode == -999)
                 #expect(!connection.isReusable)
                 #expect(await eventually { server.openConnections == 0 })
             }

@@ -97,6 +97,22 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The AFNetworking / NSURLError number for this error where one exists (design §6):
+    /// -999 cancelled, -1001 timed out, -1003 host not found, -1004 cannot connect, -1005
+    /// connection lost, -1011 bad server response, -1202 untrusted server certificate,
+    /// -1200 other TLS failures; nil for local misuse.
+    public var afNetworkingCode: Int? {
+        switch code {
+        case .cancelled: return -999
+        case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout: return -1001
+        case .connectFailed: return resolutionError != nil ? -1003 : -1004
+        case .tlsFailed: return tlsError?.isCertificateVerificationFailure == true || tlsError?.code == .pinningFailed ? -1202 : -1200
+        case .remoteClosed, .bodyTruncated: return -1005
+        case .protocolError: return -1011
+        default: return nil
+        }
+    }
+
     /// "code: message (underlying)".
     public var description: String {
         var text = "\(code): \(message)"
