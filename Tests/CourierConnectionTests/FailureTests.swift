@@ -267,6 +267,31 @@ extension ConnectionTests {
             await loop.shutdown()
         }
 
+        /// A peer that never reads: the upload fills the socket buffers, the write waits, and the
+        /// idle timeout fires on the write side.
+        @Test func idleTimeoutWhileWriting() async throws {
+            try await DescriptorTestLock.shared.withLock {
+                let listener = try Socket.listening(on: SocketAddress(ip: .loopbackV4, port: 0))
+                defer { try? listener.close() }
+                var options = HTTP1ConnectionOptions()
+                options.idleTimeout = .milliseconds(200)
+                let connection = try await HTTP1Connection.connect(host: "127.0.0.1", port: try listener.localAddress().port,
+                                                                   options: options)
+                let total: UInt64 = 1 << 32
+                try await connection.sendHead(method: .post, target: "/upload", body: .known(total))
+                let piece = ByteBuffer(bytes: [UInt8](repeating: 0x61, count: 1 << 20))
+                var written = 0
+                let error = await expectConnectionError {
+                    for _ in 0..<4096 {
+                        try await connection.writeBody(piece)
+                        written += 1
+                    }
+                }
+                #expect(error?.code == .idleTimeout)
+                #expect(written > 0 && written < 4096)
+            }
+        }
+
         @Test func idleConnectionClosedByServerIsNotReused() async throws {
             let config = LoopbackServer.Configuration(scripts: [
                 "/bye-later": { _ in [.response(body: "ok"), .pause(.milliseconds(20)), .close] },
