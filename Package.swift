@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
+        .library(name: "CourierLoopbackServer", targets: ["CourierLoopbackServer"]),
         .library(name: "Courier", targets: ["Courier"]),
     ],
     targets: [
@@ -37,8 +38,13 @@ let package = Package(
         .target(name: "CCourierLinux"),
         .target(name: "CourierPosix", dependencies: ["CourierBytes", "CCourierLinux"], swiftSettings: strict),
 
-        // The public client (serializers; the session joins later).
-        .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart"],
+        // The embedded HTTP/1.1 test server (plain and TLS) on 127.0.0.1.
+        .target(name: "CourierLoopbackServer", dependencies: ["CourierBytes", "CourierHTTP1", "CourierPosix", "CourierTLS"],
+                swiftSettings: strict),
+        // The public client: the low-level connection API (Connection/) and AFNetworking's request
+        // and response serializers (Serialization/); the session joins later.
+        .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart",
+                                                "CourierPosix", "CourierTLS", "CourierPool"],
                 swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
@@ -61,6 +67,14 @@ let package = Package(
         .testTarget(name: "CourierSerializationTests", dependencies: ["Courier", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierPosix", "CourierTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "CourierLoopbackServerTests", dependencies: ["CourierLoopbackServer", "CourierPosix", "CourierTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierLoopbackServer", "CourierTestSupport"],
+                    swiftSettings: strict),
+        // Against nginx, openssl s_server and scripted servers started by scripts/interop/run;
+        // skipped (visibly) when run without them.
+        .testTarget(name: "CourierInteropTests", dependencies: ["Courier", "CourierTestSupport"],
                     swiftSettings: strict),
     ]
 )

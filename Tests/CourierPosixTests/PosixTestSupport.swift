@@ -3,6 +3,7 @@
 // the leak check itself, loop helpers and small loop-side servers.
 
 import Testing
+import CourierTestSupport
 import Glibc
 @testable import CourierPosix
 import CourierBytes
@@ -34,6 +35,14 @@ func openDescriptors() -> [CInt: String] {
 func expectNoDescriptorLeak(_ comment: Comment = "descriptor leak",
                             sourceLocation: SourceLocation = #_sourceLocation,
                             _ body: () async throws -> Void) async rethrows {
+    // Sockets opened by other test targets' suites (running in parallel) would look like leaks.
+    try await DescriptorTestLock.shared.withLock {
+        try await expectNoDescriptorLeakLocked(comment, sourceLocation: sourceLocation, body)
+    }
+}
+
+private func expectNoDescriptorLeakLocked(_ comment: Comment, sourceLocation: SourceLocation,
+                                          _ body: () async throws -> Void) async rethrows {
     // libdispatch opens its timer descriptors lazily on the first Task.sleep: warm it up so they
     // exist before the snapshot (CourierPosix itself never creates a timerfd).
     try? await Task.sleep(for: .milliseconds(1))

@@ -1,0 +1,167 @@
+// ConnectionError: the one error type of the low-level connection API (design §6): a stable code
+// from a closed set plus the underlying error it wraps (ConnectError, ResolutionError, TLSError,
+// HTTPParserError, HTTPEncodingError, Errno). After any ConnectionError except `invalidRequest` and
+// `notReusable` (local misuse that sent nothing) the connection is closed and never reused.
+
+import CourierHTTP1
+import CourierPosix
+import CourierTLS
+
+/// Why an `HTTP1Connection` operation failed.
+public struct ConnectionError: Error, Sendable, CustomStringConvertible {
+    /// A stable error code. Compare codes, never messages.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
+        public let rawValue: String
+        /// Creates a code from its name.
+        /// - Parameter rawValue: the name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
+        public var description: String { rawValue }
+
+        /// The TCP connection was not established within `connectTimeout` (curl exit 28).
+        public static let connectTimeout = Code(rawValue: "connectTimeout")
+        /// The TLS handshake did not complete within `tlsHandshakeTimeout` (curl exit 28).
+        public static let tlsHandshakeTimeout = Code(rawValue: "tlsHandshakeTimeout")
+        /// No byte was read or written for `idleTimeout` while waiting on the peer (curl exit 28).
+        public static let idleTimeout = Code(rawValue: "idleTimeout")
+        /// The exchange did not finish within `totalTimeout` (curl `--max-time`, exit 28).
+        public static let totalTimeout = Code(rawValue: "totalTimeout")
+        /// Resolution or connection failed (`resolutionError` or `connectError` says why; curl 6/7).
+        public static let connectFailed = Code(rawValue: "connectFailed")
+        /// TLS failed: handshake, certificate, or a close without close_notify where it matters
+        /// (`tlsError` says which; curl 35/60/56).
+        public static let tlsFailed = Code(rawValue: "tlsFailed")
+        /// The peer broke HTTP/1.1 (`parserError` says how; curl 8).
+        public static let protocolError = Code(rawValue: "protocolError")
+        /// The peer closed or reset the connection: before any byte of the response ("empty
+        /// reply", curl 52, `parserError.code == .emptyResponse`), inside a head, or with a read or
+        /// write error (`errno`; curl 55/56).
+        public static let remoteClosed = Code(rawValue: "remoteClosed")
+        /// The connection closed inside a Content-Length or chunked body (curl 18).
+        public static let bodyTruncated = Code(rawValue: "bodyTruncated")
+        /// The task was cancelled or the connection was closed while the operation waited
+        /// (AFNetworking -999).
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// The request could not be encoded, or the body did not match its declared length
+        /// (`encodingError`); nothing was sent and the connection is unchanged.
+        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        /// The connection cannot carry this operation now: closed, a previous response not read
+        /// to its end, the peer asked to close, or another operation is in progress.
+        public static let notReusable = Code(rawValue: "notReusable")
+    }
+
+    /// The code.
+    public var code: Code
+    /// A human-readable explanation (not API).
+    public var message: String
+    /// The connect failure, for `connectFailed` / `connectTimeout`.
+    public var connectError: ConnectError?
+    /// The resolution failure, for `connectFailed`.
+    public var resolutionError: ResolutionError?
+    /// The TLS failure, for `tlsFailed`.
+    public var tlsError: TLSError?
+    /// The HTTP/1.1 parse failure, for `protocolError`, `remoteClosed`, `bodyTruncated`.
+    public var parserError: HTTPParserError?
+    /// The encoding failure, for `invalidRequest`.
+    public var encodingError: HTTPEncodingError?
+    /// The system error, for read and write failures.
+    public var errno: Errno?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: the code.
+    ///   - message: an explanation.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The curl exit code closest to this error (design §9), for the command-line tool.
+    public var curlExitCode: Int {
+        switch code {
+        case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout: return 28
+        case .connectFailed: return resolutionError != nil ? 6 : 7
+        case .tlsFailed:
+            guard let tlsError else { return 35 }
+            if tlsError.code == .pinningFailed { return 90 }
+            if tlsError.isCertificateVerificationFailure { return 60 }
+            if tlsError.code == .closedWithoutCloseNotify || tlsError.code == .protocolError { return 56 }
+            return 35
+        case .protocolError: return 8
+        case .remoteClosed: return parserError?.code == .emptyResponse ? 52 : 56
+        case .bodyTruncated: return 18
+        case .cancelled: return 42
+        case .invalidRequest: return 2
+        default: return 1
+        }
+    }
+
+    /// The AFNetworking / NSURLError number for this error where one exists (design §6):
+    /// -999 cancelled, -1001 timed out, -1003 host not found, -1004 cannot connect, -1005
+    /// connection lost, -1011 bad server response, -1202 untrusted server certificate,
+    /// -1200 other TLS failures; nil for local misuse.
+    public var afNetworkingCode: Int? {
+        switch code {
+        case .cancelled: return -999
+        case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout: return -1001
+        case .connectFailed: return resolutionError != nil ? -1003 : -1004
+        case .tlsFailed: return tlsError?.isCertificateVerificationFailure == true || tlsError?.code == .pinningFailed ? -1202 : -1200
+        case .remoteClosed, .bodyTruncated: return -1005
+        case .protocolError: return -1011
+        default: return nil
+        }
+    }
+
+    /// "code: message (underlying)".
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let connectError { text += " (\(connectError))" }
+        if let resolutionError { text += " (\(resolutionError))" }
+        if let tlsError { text += " (\(tlsError))" }
+        if let parserError { text += " (\(parserError))" }
+        if let encodingError { text += " (\(encodingError))" }
+        if let errno { text += " (\(errno))" }
+        return text
+    }
+
+    // MARK: Mapping the layers' errors
+
+    static func from(parser error: HTTPParserError) -> ConnectionError {
+        var result: ConnectionError
+        switch error.code {
+        case .emptyResponse: result = ConnectionError(.remoteClosed, "the server closed the connection without replying (empty reply)")
+        case .incompleteHead: result = ConnectionError(.remoteClosed, "the server closed the connection inside the response head")
+        case .bodyShorterThanAnnounced, .incompleteChunkedBody:
+            result = ConnectionError(.bodyTruncated, "the connection closed before the end of the response body")
+        default: result = ConnectionError(.protocolError, "the server's response is not valid HTTP/1.1")
+        }
+        result.parserError = error
+        return result
+    }
+
+    static func from(tls error: TLSError) -> ConnectionError {
+        var result = ConnectionError(.tlsFailed, "TLS failed")
+        result.tlsError = error
+        return result
+    }
+
+    static func from(io error: Errno, writing: Bool) -> ConnectionError {
+        var result = ConnectionError(.remoteClosed, writing ? "sending failed" : "receiving failed")
+        result.errno = error
+        return result
+    }
+
+    /// Maps whatever an awaited loop operation threw.
+    static func from(_ error: any Error) -> ConnectionError {
+        switch error {
+        case let error as ConnectionError: return error
+        case is CancellationError: return ConnectionError(.cancelled, "the task was cancelled")
+        case is EventLoopError: return ConnectionError(.cancelled, "the event loop shut down")
+        case let error as TLSError: return .from(tls: error)
+        case let error as HTTPParserError: return .from(parser: error)
+        case let error as Errno: return .from(io: error, writing: false)
+        default: return ConnectionError(.remoteClosed, "\(error)")
+        }
+    }
+}

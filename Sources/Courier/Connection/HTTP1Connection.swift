@@ -1,0 +1,284 @@
+// HTTP1Connection: the low-level, session-free client connection (docs/connection.md).
+//
+// What it owns: a ConnectionCore on an event loop. Every async method hops to the loop with
+// `EventLoop.submit(deferred:)` and suspends until the loop completes the promise: nothing here
+// blocks a thread of the cooperative pool (design §4). Cancelling the awaiting task cancels the
+// operation and closes the connection.
+//
+// Lifecycle: connect → (sendHead → [writeBody…, finishBody] → receiveResponse → body…)* → close.
+// One exchange at a time (no pipelining); a new request needs `isReusable`.
+
+import CourierBytes
+import CourierHTTP1
+import CourierPosix
+import CourierTLS
+
+/// One HTTP/1.1 connection to an origin, plain or TLS, usable without any session object.
+///
+/// ```swift
+/// let connection = try await HTTP1Connection.connect(host: "example.com", port: 443, tls: .default)
+/// try await connection.sendHead(method: .get, target: "/")
+/// let response = try await connection.receiveResponse()
+/// for try await slice in response.body { consume(slice) }
+/// await connection.close()
+/// ```
+public final class HTTP1Connection: Sendable {
+    let core: ConnectionCore
+    /// The host name or address this connection was made to.
+    public let host: String
+    /// The port.
+    public let port: UInt16
+    /// Whether the connection uses TLS.
+    public let usesTLS: Bool
+    /// The peer's address.
+    public let remoteAddress: SocketAddress?
+
+    private init(core: ConnectionCore, host: String, port: UInt16, usesTLS: Bool, remoteAddress: SocketAddress?) {
+        self.core = core
+        self.host = host
+        self.port = port
+        self.usesTLS = usesTLS
+        self.remoteAddress = remoteAddress
+    }
+
+    deinit {
+        let core = self.core
+        core.loop.execute { core.close() }
+    }
+
+    /// Resolves `host`, connects (Happy Eyeballs, RFC 8305) and, with `tls`, runs the TLS
+    /// handshake with SNI and host name verification.
+    /// - Parameters:
+    ///   - host: a DNS name or IP literal.
+    ///   - port: the port.
+    ///   - tls: TLS settings, or nil for plain HTTP.
+    ///   - options: timeouts, limits, loop and resolver.
+    /// - Returns: a connected, idle connection.
+    /// - Throws: `ConnectionError` (`connectFailed`, `connectTimeout`, `tlsFailed`,
+    ///   `tlsHandshakeTimeout`, `totalTimeout`, `cancelled`).
+    public static func connect(host: String, port: UInt16, tls: TLSConfiguration? = nil,
+                               options: HTTP1ConnectionOptions = HTTP1ConnectionOptions()) async throws(ConnectionError) -> HTTP1Connection {
+        let loop = options.eventLoop ?? SharedRuntime.loop
+        let resolver = options.resolver ?? SharedRuntime.resolver
+        let started = Instant.now()
+        var connectBudget = options.connectTimeout
+        if let total = options.totalTimeout, total < connectBudget { connectBudget = total }
+
+        let addresses = try await resolve(host: host, port: port, resolver: resolver, within: connectBudget)
+        let socket: Socket
+        do {
+            let remaining = connectBudget - (Instant.now() - started)
+            socket = try await loop.connect(to: addresses, configuration: ConnectConfiguration(
+                attemptDelay: options.attemptDelay, timeout: max(remaining, .milliseconds(1))))
+        } catch let error as ConnectError {
+            var failure = ConnectionError(error.code == .timedOut ? .connectTimeout : .connectFailed,
+                                          "could not connect to \(host):\(port)")
+            failure.connectError = error
+            throw failure
+        } catch {
+            throw ConnectionError.from(error)
+        }
+        let remote = try? socket.remoteAddress()
+
+        var engine: TLSConnection?
+        if let tls {
+            do {
+                let context = try TLSClientContext.shared(for: tls)
+                engine = try TLSConnection(context: context, host: host, port: Int(port))
+            } catch {
+                try? socket.close()
+                throw ConnectionError.from(tls: error)
+            }
+        }
+        let core = ConnectionCore(loop: loop, socket: socket, tls: engine, options: options)
+        let connection = HTTP1Connection(core: core, host: host, port: port, usesTLS: tls != nil, remoteAddress: remote)
+        do {
+            try await loop.submit { try core.attach() }
+            if engine != nil {
+                let deadline = options.totalTimeout.map { started + $0 }
+                try await connection.run { (promise: LoopPromise<Void>) in core.handshake(promise, deadline: deadline) }
+            } else {
+                try await loop.submit { core.markReady() }
+            }
+        } catch {
+            throw connection.closing(ConnectionError.from(error))
+        }
+        return connection
+    }
+
+    /// Resolves `host`, giving up after `budget` (the resolver itself has no deadline; a cancelled
+    /// resolution returns at once and its getaddrinfo finishes in the background).
+    private static func resolve(host: String, port: UInt16, resolver: Resolver,
+                                within budget: Duration) async throws(ConnectionError) -> [SocketAddress] {
+        enum Outcome: Sendable {
+            case resolved([SocketAddress])
+            case failed(ResolutionError)
+            case timedOut
+        }
+        let outcome = await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do throws(ResolutionError) {
+                    return .resolved(try await resolver.resolve(host: host, port: port))
+                } catch {
+                    return .failed(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: budget)
+                return .timedOut
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+        switch outcome {
+        case .resolved(let addresses):
+            return addresses
+        case .timedOut:
+            if Task.isCancelled { throw ConnectionError(.cancelled, "the task was cancelled") }
+            throw ConnectionError(.connectTimeout, "resolving \(host) took longer than \(budget)")
+        case .failed(let error):
+            if error.code == .cancelled { throw ConnectionError(.cancelled, "the task was cancelled") }
+            var failure = ConnectionError(.connectFailed, "could not resolve \(host)")
+            failure.resolutionError = error
+            throw failure
+        }
+    }
+
+    /// Whether a new request may be sent now: connected, idle, and the last response allowed
+    /// persistence (RFC 9112 §9.3).
+    public var isReusable: Bool { core.reusable.load(ordering: .acquiring) }
+
+    /// Sends a request head. With `body` `.known(n)` (n > 0) or `.unknown`, follow with
+    /// `writeBody` calls and `finishBody()`; `.unknown` is sent chunked.
+    /// - Parameters:
+    ///   - method: the method (CONNECT is not supported here).
+    ///   - target: the request target, already percent-encoded (origin form `/path?query`).
+    ///   - headers: the fields; a Host field is added from `host` and `port` unless present.
+    ///   - body: the body length.
+    /// - Throws: `ConnectionError` (`invalidRequest` before anything is sent; `notReusable`;
+    ///   I/O and timeout errors, after which the connection is closed).
+    public func sendHead(method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders(),
+                         body: BodyLength = .none) async throws(ConnectionError) {
+        guard method != .connect else {
+            throw ConnectionError(.invalidRequest, "CONNECT is not supported by HTTP1Connection")
+        }
+        let encoded: EncodedHead
+        do {
+            encoded = try RequestHeadEncoder().encode(method: method, target: target, host: hostField,
+                                                      headers: headers, body: body)
+        } catch {
+            var failure = ConnectionError(.invalidRequest, "the request head is invalid")
+            failure.encodingError = error
+            throw failure
+        }
+        var hasBody = false
+        switch encoded.framing {
+        case .contentLength(let n): hasBody = n > 0
+        case .chunked: hasBody = true
+        case .noBody, .untilClose: hasBody = false
+        }
+        var info = HTTP1ClientConnection.RequestInfo(method: method, headers: headers, hasBody: hasBody)
+        info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
+        let core = self.core
+        let requestInfo = info
+        try await run { (promise: LoopPromise<Void>) in core.sendHead(encoded, info: requestInfo, promise: promise) }
+    }
+
+    /// Sends a request with a whole body in one call (head, body, end).
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - target: the request target.
+    ///   - headers: the fields.
+    ///   - body: the body, or nil for none.
+    /// - Throws: `ConnectionError`.
+    public func send(method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders(),
+                     body: ByteBuffer? = nil) async throws(ConnectionError) {
+        guard let body else {
+            try await sendHead(method: method, target: target, headers: headers, body: .none)
+            return
+        }
+        try await sendHead(method: method, target: target, headers: headers, body: .known(UInt64(body.readableBytes)))
+        if body.readableBytes > 0 {
+            try await writeBody(body)
+            try await finishBody()
+        }
+    }
+
+    /// Writes part of the request body; returns once the bytes are in the kernel's send buffer
+    /// (back-pressure: at most one buffer is queued).
+    /// - Parameter buffer: the bytes (framed as a chunk when the length is unknown; an empty
+    ///   buffer writes nothing).
+    /// - Throws: `ConnectionError` (`invalidRequest` when it would exceed the declared length).
+    public func writeBody(_ buffer: ByteBuffer) async throws(ConnectionError) {
+        let core = self.core
+        try await run { (promise: LoopPromise<Void>) in core.writeBody(buffer, promise: promise) }
+    }
+
+    /// Ends the request body: the last chunk (with `trailers`) for chunked bodies; a check that
+    /// every declared byte was written for Content-Length bodies.
+    /// - Parameter trailers: trailer fields (chunked bodies only).
+    /// - Throws: `ConnectionError`.
+    public func finishBody(trailers: HTTPHeaders = HTTPHeaders()) async throws(ConnectionError) {
+        let core = self.core
+        try await run { (promise: LoopPromise<Void>) in core.finishBody(trailers: trailers, promise: promise) }
+    }
+
+    /// Waits for the final response head (1xx interim responses are skipped).
+    /// - Returns: the response; read its `body` to the end before the next request.
+    /// - Throws: `ConnectionError` (`remoteClosed` for an empty reply, `protocolError`, timeouts).
+    public func receiveResponse() async throws(ConnectionError) -> HTTP1Response {
+        let core = self.core
+        let outcome = try await run { (promise: LoopPromise<ReadOutcome>) in core.receiveHead(promise) }
+        guard case .head(let head, let exchange) = outcome else {
+            throw closing(ConnectionError(.protocolError, "no response head"))
+        }
+        return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason,
+                             headers: head.headers, body: HTTP1ResponseBody(connection: self, exchange: exchange))
+    }
+
+    /// Closes the connection (with a TLS close_notify when possible). Operations in progress fail
+    /// with `cancelled`. Idempotent.
+    public func close() async {
+        let core = self.core
+        _ = try? await core.loop.submit { core.close() }
+    }
+
+    // MARK: Internals
+
+    /// The next body part, or nil at the end.
+    func nextBodyPart(exchange: Int) async throws(ConnectionError) -> ByteBuffer? {
+        let core = self.core
+        switch try await run({ (promise: LoopPromise<ReadOutcome>) in core.receiveBodyPart(exchange: exchange, promise) }) {
+        case .bodyPart(let slice): return slice
+        case .end, .head: return nil
+        }
+    }
+
+    /// The Host field value: the host (bracketed if IPv6) and the port unless it is the default.
+    private var hostField: String {
+        var name = host
+        if name.contains(":") && !name.hasPrefix("[") { name = "[" + name + "]" }
+        let defaultPort: UInt16 = usesTLS ? 443 : 80
+        return port == defaultPort ? name : "\(name):\(port)"
+    }
+
+    /// Runs loop-side work and maps every failure to a ConnectionError; a failure closes the
+    /// connection (a cancellation that struck before the work started included).
+    private func run<T: Sendable>(_ body: @escaping @Sendable (LoopPromise<T>) -> Void) async throws(ConnectionError) -> T {
+        do {
+            return try await core.loop.submit(deferred: body)
+        } catch {
+            let failure = ConnectionError.from(error)
+            if failure.code == .invalidRequest || failure.code == .notReusable { throw failure }
+            throw closing(failure)
+        }
+    }
+
+    /// Makes sure the connection is failed with `error` (on the loop) and returns it.
+    private func closing(_ error: ConnectionError) -> ConnectionError {
+        let core = self.core
+        core.loop.execute { core.fail(error) }
+        return error
+    }
+}

@@ -1,0 +1,48 @@
+// The settings of one low-level connection: timeouts (design §5: connect / TLS handshake /
+// idle read-write / total = 10 s / 10 s / 60 s / none, after AsyncHTTPClient and curl), parser
+// limits, buffering, and which event loop and resolver to use.
+
+import CourierHTTP1
+import CourierPosix
+import Synchronization
+
+/// Settings for `HTTP1Connection.connect`.
+public struct HTTP1ConnectionOptions: Sendable {
+    /// Resolution plus the TCP connect race (Happy Eyeballs). Default 10 s (curl
+    /// `--connect-timeout` default is 300 s; AsyncHTTPClient 10 s).
+    public var connectTimeout: Duration = .seconds(10)
+    /// The TLS handshake. Default 10 s.
+    public var tlsHandshakeTimeout: Duration = .seconds(10)
+    /// The longest time without a byte read or written while an operation waits on the peer
+    /// (a consumer that does not pull the body is not waiting on the peer). Default 60 s
+    /// (AsyncHTTPClient's read timeout; curl `--speed-time` in spirit).
+    public var idleTimeout: Duration = .seconds(60)
+    /// The deadline for one exchange, from sending the head to the end of the response body; the
+    /// connect and handshake are bounded by it too. Default none (curl `--max-time` default).
+    public var totalTimeout: Duration? = nil
+    /// RFC 8305 Connection Attempt Delay. Default 250 ms.
+    public var attemptDelay: Duration = .milliseconds(250)
+    /// Response parsing limits.
+    public var limits: HTTP1ParserLimits = .default
+    /// The most bytes read from the socket per call. Default 64 KiB.
+    public var readSize: Int = 65536
+    /// The event loop to run on; nil uses a process-wide loop.
+    public var eventLoop: EventLoop? = nil
+    /// The resolver; nil uses a process-wide resolver.
+    public var resolver: Resolver? = nil
+
+    /// The defaults.
+    public init() {}
+}
+
+/// The process-wide event loop and resolver used when options name none. Created on first use and
+/// kept for the life of the process (like swift-nio's singleton loop group).
+enum SharedRuntime {
+    static let loop: EventLoop = {
+        do { return try EventLoop(name: "courier") } catch { fatalError("cannot create the Courier event loop: \(error)") }
+    }()
+
+    static let resolver: Resolver = {
+        do { return try Resolver() } catch { fatalError("cannot create the Courier resolver: \(error)") }
+    }()
+}

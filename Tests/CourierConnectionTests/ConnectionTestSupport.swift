@@ -1,0 +1,152 @@
+// Shared helpers for the connection tests: the serialized parent suite (descriptor counts are
+// process-wide), server set-up, TLS configurations trusting the test CA, and the fd counter.
+
+import Courier
+import CourierBytes
+import CourierHTTP1
+import CourierLoopbackServer
+import CourierTLS
+import CourierTestSupport
+import Glibc
+import Testing
+
+/// Every connection test lives in a suite nested in this one, so they run one at a time.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ConnectionTests {}
+
+func withServer(_ configuration: LoopbackServer.Configuration = .init(),
+                _ body: (LoopbackServer) async throws -> Void) async throws {
+    try await DescriptorTestLock.shared.withLock {
+        try await withServerLocked(configuration, body)
+    }
+}
+
+private func withServerLocked(_ configuration: LoopbackServer.Configuration,
+                              _ body: (LoopbackServer) async throws -> Void) async throws {
+    let server = try await LoopbackServer.start(configuration)
+    let port = server.port
+    do {
+        try await body(server)
+    } catch {
+        await server.shutdown()
+        _ = await eventually(.seconds(2)) { openSockets(onPort: port) == 0 }
+        throw error
+    }
+    await server.shutdown()
+    // Client sockets of failed or dropped connections close on the loop thread: let them land
+    // before the lock is released, so other targets' descriptor checks do not see them.
+    _ = await eventually(.seconds(2)) { openSockets(onPort: port) == 0 }
+}
+
+enum TestTLS {
+    static let ca: Certificate = try! Certificate.certificates(fromPEM: Array(TestPEM.caCertificate.utf8))[0]
+
+    static var client: TLSConfiguration {
+        var configuration = TLSConfiguration()
+        configuration.trustRoots = .certificates([ca])
+        return configuration
+    }
+
+    static var server: TLSServerConfiguration {
+        try! LoopbackServer.Configuration.tls(certificateChainPEM: TestPEM.serverCertificate, privateKeyPEM: TestPEM.serverKey)
+    }
+
+    static var wrongHostServer: TLSServerConfiguration {
+        try! LoopbackServer.Configuration.tls(certificateChainPEM: TestPEM.wronghostCertificate,
+                                              privateKeyPEM: TestPEM.wronghostKey)
+    }
+}
+
+/// The body the server's pattern routes send: byte i is "a" + i mod 26.
+func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(ascii: "a") + UInt8($0 % 26) } }
+
+/// Connects to the loopback server.
+func connect(_ server: LoopbackServer, host: String = "127.0.0.1",
+             options: HTTP1ConnectionOptions = HTTP1ConnectionOptions()) async throws -> HTTP1Connection {
+    try await HTTP1Connection.connect(host: host, port: server.port, tls: server.usesTLS ? TestTLS.client : nil,
+                                      options: options)
+}
+
+/// GET `target` and collect the body.
+func get(_ connection: HTTP1Connection, _ target: String, headers: HTTPHeaders = HTTPHeaders()) async throws -> (HTTP1Response, [UInt8]) {
+    try await connection.sendHead(method: .get, target: target, headers: headers)
+    let response = try await connection.receiveResponse()
+    let body = try await response.body.collect()
+    return (response, body.readableBytesArray)
+}
+
+/// Expects `body` to throw a ConnectionError and returns it.
+func expectConnectionError(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async -> ConnectionError? {
+    do {
+        try await body()
+        Issue.record("expected a ConnectionError", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as ConnectionError {
+        return error
+    } catch {
+        Issue.record("expected a ConnectionError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Waits until `condition` holds, at most `limit`.
+func eventually(_ limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+/// The number of open descriptors of this process (entries of /proc/self/fd, minus the one the
+/// listing itself uses).
+func openDescriptorCount() -> Int {
+    guard let dir = opendir("/proc/self/fd") else { return -1 }
+    var count = 0
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        if name != "." && name != ".." { count += 1 }
+    }
+    closedir(dir)
+    return count - 1
+}
+
+/// The socket inodes among this process's descriptors (/proc/self/fd links "socket:[N]").
+func ownSocketInodes() -> Set<UInt64> {
+    var inodes: Set<UInt64> = []
+    guard let dir = opendir("/proc/self/fd") else { return inodes }
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        guard CInt(name) != nil else { continue }
+        var target = [CChar](repeating: 0, count: 256)
+        let n = readlink("/proc/self/fd/\(name)", &target, 255)
+        guard n > 0 else { continue }
+        let link = String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if link.hasPrefix("socket:["), let inode = UInt64(link.dropFirst(8).dropLast()) { inodes.insert(inode) }
+    }
+    closedir(dir)
+    return inodes
+}
+
+/// How many of this process's open TCP sockets have `port` as their local or remote port
+/// (/proc/net/tcp: "sl local_address rem_address st ... inode"). Unlike a descriptor count, this
+/// is not disturbed by tests of other suites running in parallel.
+func openSockets(onPort port: UInt16) -> Int {
+    let own = ownSocketInodes()
+    var count = 0
+    for path in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        guard let file = fopen(path, "r") else { continue }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        while getline(&line, &capacity, file) > 0 {
+            let fields = String(cString: line!).split(separator: " ")
+            guard fields.count > 9, let inode = UInt64(fields[9]), own.contains(inode) else { continue }
+            let ports = [fields[1], fields[2]].compactMap { $0.split(separator: ":").last.flatMap { UInt16($0, radix: 16) } }
+            if ports.contains(port) { count += 1 }
+        }
+        free(line)
+        fclose(file)
+    }
+    return count
+}
