@@ -17,6 +17,13 @@
 ///
 /// Bytes are copied only when a caller asks for a `String` or `[UInt8]`, or when a shared buffer is
 /// written to.
+///
+/// Indices are not stable across growth: a write (or `reserveCapacity`) that needs new storage —
+/// because the buffer is full or its storage is shared with a slice or a copy — moves only the
+/// readable bytes to the front of the new storage, so both indices shift down by the old reader
+/// index, exactly as `discardReadBytes()` does. A position saved before such a write (a
+/// `writerIndex` to come back to, an absolute index for `getSlice(at:length:)`) is only valid
+/// relative to `readerIndex`, or when `readerIndex` was 0.
 public struct ByteBuffer: Sendable {
     @usableFromInline
     final class Storage: @unchecked Sendable {
