@@ -17,6 +17,13 @@
 ///
 /// Bytes are copied only when a caller asks for a `String` or `[UInt8]`, or when a shared buffer is
 /// written to.
+///
+/// Indices are not stable across growth: a write (or `reserveCapacity`) that needs new storage —
+/// because the buffer is full or its storage is shared with a slice or a copy — moves only the
+/// readable bytes to the front of the new storage, so both indices shift down by the old reader
+/// index, exactly as `discardReadBytes()` does. A position saved before such a write (a
+/// `writerIndex` to come back to, an absolute index for `getSlice(at:length:)`) is only valid
+/// relative to `readerIndex`, or when `readerIndex` was 0.
 public struct ByteBuffer: Sendable {
     @usableFromInline
     final class Storage: @unchecked Sendable {
@@ -107,8 +114,7 @@ public struct ByteBuffer: Sendable {
     mutating func reallocate(minimumCapacity: Int) {
         // Grow geometrically so a sequence of appends is amortised O(1); keep whatever capacity the
         // view already had when this is only a copy-on-write.
-        var newCapacity = max(viewCapacity, 64)
-        while newCapacity < minimumCapacity { newCapacity = newCapacity &* 2 }
+        let newCapacity = ByteBuffer.grownCapacity(from: viewCapacity, toHold: minimumCapacity)
         let fresh = Storage(capacity: newCapacity)
         // Readable bytes move to the front: the discardable prefix is never copied.
         let count = readableBytes
@@ -118,6 +124,18 @@ public struct ByteBuffer: Sendable {
         viewCapacity = newCapacity
         _readerIndex = 0
         _writerIndex = count
+    }
+
+    /// The capacity to grow to: at least 64, doubled until it holds `minimum`. Doubling stops
+    /// before it could overflow (a wrapped product would turn negative, then 0, and loop for
+    /// ever); past that the minimum itself is used, and allocating it fails loudly if it must.
+    static func grownCapacity(from current: Int, toHold minimum: Int) -> Int {
+        var capacity = max(current, 64)
+        while capacity < minimum {
+            guard capacity <= Int.max / 2 else { return minimum }
+            capacity *= 2
+        }
+        return capacity
     }
 
     /// Makes sure at least `minimumWritableBytes` can be written without another allocation.

@@ -14,18 +14,40 @@ enum IPAddressSyntax {
         case notNumeric
         /// A dotted-quad IPv4 address.
         case ipv4
-        /// Digits and dots that are not a dotted quad (`127.1`, `010.0.0.1`, `1.2.3.256`, `123`).
+        /// A host a resolver would read as an IPv4 address that is not a dotted quad (`127.1`,
+        /// `010.0.0.1`, `1.2.3.256`, `123`, `0x7f.1`, `1.2.3.0x4`).
         case invalid
     }
 
-    /// Classifies a host made only of digits and dots.
+    /// Classifies a host: a dotted quad, a name, or something a resolver would read as an IPv4
+    /// address although it is not a dotted quad.
+    ///
+    /// RFC 3986 §7.4: inet_aton (and so glibc's getaddrinfo) also reads `127.1`, `0177.0.0.1`,
+    /// `0x7f.1`, `0x7f000001` and `1.2.3.0x4` as addresses. Every such form ends in a label that
+    /// is a number, decimal or `0x` hex (the WHATWG URL Standard's "ends in a number" test), so a
+    /// host whose last label is a number must be a dotted quad; otherwise it is a registered name.
     static func classifyNumericHost(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> NumericHost {
         guard !range.isEmpty else { return .notNumeric }
+        var digitsAndDots = true
         for i in range {
             let byte = p[i]
-            guard byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: ".") else { return .notNumeric }
+            guard byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: ".") else { digitsAndDots = false; break }
         }
-        return isIPv4(p, range) ? .ipv4 : .invalid
+        if digitsAndDots { return isIPv4(p, range) ? .ipv4 : .invalid }
+        return endsInANumber(p, range) ? .invalid : .notNumeric
+    }
+
+    /// Whether the last label of `range` (one trailing "." ignored) is `1*DIGIT` or
+    /// `"0" ("x" / "X") *HEXDIG`.
+    private static func endsInANumber(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        var end = range.upperBound
+        if p[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        var start = end
+        while start > range.lowerBound, p[start - 1] != UInt8(ascii: ".") { start -= 1 }
+        guard start < end else { return false }
+        if (start..<end).allSatisfy({ p[$0] &- UInt8(ascii: "0") < 10 }) { return true }
+        guard end - start >= 2, p[start] == UInt8(ascii: "0"), p[start + 1] | 0x20 == UInt8(ascii: "x") else { return false }
+        return (start + 2..<end).allSatisfy { hexValue(p[$0]) != nil }
     }
 
     /// Whether `range` is exactly an RFC 3986 `IPv4address` (no leading zeros, each octet ≤ 255).

@@ -164,14 +164,11 @@ public enum PercentEncoding {
     ///   - buffer: where the decoded bytes are appended.
     /// - Throws: `PercentDecodingError.malformedPercentEncoding` with the offset of the bad "%".
     public static func decode(_ bytes: UnsafeRawBufferPointer, into buffer: inout ByteBuffer) throws(PercentDecodingError) {
-        let start = buffer.writerIndex
-        do {
-            try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bytes.count) { (region) throws(PercentDecodingError) -> Int in
-                try decode(bytes, into: region.baseAddress!, plusAsSpace: false)
-            }
-        } catch {
-            buffer.moveWriterIndex(to: start)
-            throw error
+        // The writer index only moves when the body returns, so a throw appends nothing. (Do not
+        // restore a writer index saved before the call: making room may move the readable bytes
+        // to the front of new storage, and the old index would then expose uninitialised bytes.)
+        try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bytes.count) { (region) throws(PercentDecodingError) -> Int in
+            try decode(bytes, into: region.baseAddress!, plusAsSpace: false)
         }
     }
 

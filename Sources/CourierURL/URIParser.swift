@@ -9,7 +9,8 @@
 // against its byte class from `ByteClass.table` (§2.1 pct-encoded checked at each "%").
 //
 // Policies beyond RFC 3986, each with its own error code:
-//   - a host of only digits and dots must be a dotted quad (§7.4 "rare IP address formats");
+//   - a host of only digits and dots, or whose last label is a number (`0x7f.1`), must be a
+//     dotted quad (§7.4 "rare IP address formats");
 //   - IPvFuture `[v…]` and IPv6 zone identifiers (RFC 6874) are rejected;
 //   - an `http`/`https` authority with an empty host is rejected (RFC 9110 §4.2.1).
 // Bytes are never guessed at: no IDNA, no implicit percent-encoding, no backslash folding.

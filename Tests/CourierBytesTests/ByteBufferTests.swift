@@ -114,6 +114,17 @@ import Testing
         #expect(source.readableString == "payload")
     }
 
+    @Test func growthPolicyTerminatesAndNeverOverflows() {
+        #expect(ByteBuffer.grownCapacity(from: 0, toHold: 1) == 64)
+        #expect(ByteBuffer.grownCapacity(from: 64, toHold: 65) == 128)
+        #expect(ByteBuffer.grownCapacity(from: 100, toHold: 100) == 100)
+        // Past Int.max / 2 doubling would wrap to a negative number and then to 0 for ever (a hang,
+        // not a trap); the policy must give at least the minimum without overflowing.
+        let huge = Int.max / 2 + 2
+        #expect(ByteBuffer.grownCapacity(from: 64, toHold: huge) >= huge)
+        #expect(ByteBuffer.grownCapacity(from: 64, toHold: Int.max) == Int.max)
+    }
+
     @Test func sizeStaysSmall() {
         // A buffer is passed around by value on every parse; keep it to one reference and four words.
         #expect(MemoryLayout<ByteBuffer>.size == 40)

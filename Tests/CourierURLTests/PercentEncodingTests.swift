@@ -164,6 +164,18 @@ import Testing
         #expect(buffer.readableString == "keep")
     }
 
+    /// A failed decode into a buffer that has read bytes and must grow (so its readable bytes move
+    /// to the front) leaves exactly the bytes it had: nothing half decoded, nothing uninitialised.
+    @Test func failedDecodeIntoAGrowingBufferWithReadBytesAppendsNothing() {
+        var buffer = ByteBuffer(capacity: 8)
+        buffer.writeString("01234567")
+        buffer.moveReaderIndex(forwardBy: 4)
+        #expect(throws: PercentDecodingError(.malformedPercentEncoding, offset: 2)) {
+            try Array("ab%zz".utf8).withUnsafeBytes { try PercentEncoding.decode($0, into: &buffer) }
+        }
+        #expect(buffer.readableString == "4567")
+    }
+
     @Test(arguments: [
         ("%FF", 0), ("ab%C3", 2), ("ab%C3%28", 2), ("%ED%A0%80", 0), ("%C0%AF", 0), ("x%F4%90%80%80", 1),
         ("ok%E2%82", 2), ("%E2%82%AC%80", 9),

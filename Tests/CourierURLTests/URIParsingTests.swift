@@ -72,6 +72,10 @@ import Testing
         #expect(v6.description == "http://[2001:db8::1]:80/x")
         let name = try URI(parsing: "http://1.2.3.4.example/")
         #expect(name.host?.kind == .registeredName)
+        // Names whose last label is not a number stay names, hex-looking or not.
+        for text in ["http://0x7f.example/", "http://face.bad/", "http://123.com/", "http://a1/", "http://0xg/", "http://example.1x/"] {
+            #expect(try URI(parsing: text).host?.kind == .registeredName, "\(text)")
+        }
         let mapped = try URI(parsing: "http://[::ffff:192.0.2.1]/")
         #expect(mapped.host?.text == "::ffff:192.0.2.1")
     }
@@ -172,6 +176,15 @@ import Testing
         ("http://010.0.0.1/", .invalidIPv4Address, 7),
         ("http://1.2.3.256/", .invalidIPv4Address, 7),
         ("http://2130706433/", .invalidIPv4Address, 7),
+        // RFC 3986 §7.4: glibc's getaddrinfo reads these the inet_aton way (0x7f.1 is 127.0.0.1),
+        // so a host whose last label is a number (decimal or 0x-hex) must be a dotted quad.
+        ("http://0x7f.1/", .invalidIPv4Address, 7),
+        ("http://0x7f000001/", .invalidIPv4Address, 7),
+        ("http://0X7F.0.0.1/", .invalidIPv4Address, 7),
+        ("http://1.2.3.0x4/", .invalidIPv4Address, 7),
+        ("http://0x/", .invalidIPv4Address, 7),
+        ("http://u@example.0x1:80/", .invalidIPv4Address, 9),
+        ("http://example.123./", .invalidIPv4Address, 7),
         ("http://[v1.x]/", .unsupportedIPvFuture, 8),
         ("http://[fe80::1%25eth0]/", .unsupportedIPv6Zone, 15),
         ("http://[::1/", .invalidIPv6Address, 7),
