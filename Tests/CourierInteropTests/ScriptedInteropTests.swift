@@ -48,4 +48,21 @@ struct ScriptedInteropTests {
         #expect(error?.code == .notReusable || error?.code == .remoteClosed, "\(String(describing: error))")
         await connection.close()
     }
+
+    @Test func thePoolSendsAGETAgainOnAFreshConnectionWhenTheIdleOneWasClosed() async throws {
+        let pool = ConnectionPool()
+        let origin = ConnectionPool.Origin(scheme: "http", host: "127.0.0.1", port: Interop.scriptedPort)
+        let get: @Sendable (HTTP1Connection) async throws -> String = { connection in
+            try await connection.send(method: .get, target: "/idle-close")
+            return try await connection.receiveResponse().body.collect(upTo: 64).readableString
+        }
+        let first = try await pool.execute(origin: origin, method: .get, get)
+        #expect(first == "ok")
+        try await Task.sleep(for: .milliseconds(400))
+        // The server closed the pooled connection while it was idle: the retry rule sends the GET
+        // on a fresh connection instead of failing it.
+        let second = try await pool.execute(origin: origin, method: .get, get)
+        #expect(second == "ok")
+        await pool.shutdown()
+    }
 }

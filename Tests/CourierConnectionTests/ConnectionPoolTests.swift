@@ -1,0 +1,89 @@
+// The pool shell against the loopback server: reuse, and the retry-once rule (docs/pool.md rule 8)
+// with a server that drops the second request on a connection without answering.
+
+import Courier
+import CourierBytes
+import CourierHTTP1
+import CourierLoopbackServer
+import CourierTestSupport
+import Testing
+
+/// Answers the first request on a connection, then closes the connection on the next one without
+/// a byte of response — what a server that timed out an idle keep-alive connection looks like when
+/// the request crosses its close.
+private let dropsSecondRequest: LoopbackScript = { request in
+    request.indexOnConnection == 1 ? [.response(body: "fresh")] : [.close]
+}
+
+private func fetch(_ pool: ConnectionPool, _ origin: ConnectionPool.Origin, _ method: HTTPMethod, _ target: String) async throws -> String {
+    try await pool.execute(origin: origin, method: method) { connection in
+        try await connection.send(method: method, target: target, body: method == .post ? ByteBuffer(string: "x") : nil)
+        let response = try await connection.receiveResponse()
+        return try await response.body.collect(upTo: 1 << 20).readableString
+    }
+}
+
+extension ConnectionTests {
+    @Suite struct Pool {
+        @Test func sequentialRequestsReuseOneConnection() async throws {
+            try await withServer { server in
+                let pool = ConnectionPool()
+                let origin = ConnectionPool.Origin(scheme: "http", host: "127.0.0.1", port: server.port)
+                for _ in 0..<20 {
+                    let body = try await fetch(pool, origin, .get, "/bytes/5")
+                    #expect(body == "abcde")
+                }
+                #expect(server.acceptedConnections == 1)
+                let count = await pool.connectionCount(for: origin)
+                #expect(count == 1)
+                await pool.shutdown()
+                #expect(await eventually { server.openConnections == 0 })
+            }
+        }
+
+        @Test func anIdempotentRequestDroppedOnAReusedConnectionIsSentOnceMore() async throws {
+            try await withServer(.init(scripts: ["/flaky": dropsSecondRequest])) { server in
+                let pool = ConnectionPool()
+                let origin = ConnectionPool.Origin(scheme: "http", host: "127.0.0.1", port: server.port)
+                let body = try await fetch(pool, origin, .get, "/flaky")
+                    #expect(body == "fresh")
+                // Reused connection, dropped without a response byte: retried on a fresh connection.
+                let again = try await fetch(pool, origin, .get, "/flaky")
+                    #expect(again == "fresh")
+                #expect(server.acceptedConnections == 2)
+                #expect(server.requestCount == 3)
+                await pool.shutdown()
+            }
+        }
+
+        @Test func aPOSTIsNeverSentTwice() async throws {
+            try await withServer(.init(scripts: ["/flaky": dropsSecondRequest])) { server in
+                let pool = ConnectionPool()
+                let origin = ConnectionPool.Origin(scheme: "http", host: "127.0.0.1", port: server.port)
+                let body = try await fetch(pool, origin, .post, "/flaky")
+                    #expect(body == "fresh")
+                let error = await expectConnectionError { _ = try await fetch(pool, origin, .post, "/flaky") }
+                #expect(error?.code == .remoteClosed)
+                #expect(server.requestCount == 2, "the POST reached the server once, and was not replayed")
+                await pool.shutdown()
+            }
+        }
+
+        @Test func aRetriedRequestThatFailsAgainFails() async throws {
+            // Every request after the first on any connection is dropped, and fresh connections
+            // are refused after the second: the retry happens once, then the error surfaces.
+            try await withServer(.init(scripts: ["/always": { request in
+                request.indexOnConnection == 1 && request.target.hasSuffix("first") ? [.response(body: "ok")] : [.close]
+            }])) { server in
+                let pool = ConnectionPool()
+                let origin = ConnectionPool.Origin(scheme: "http", host: "127.0.0.1", port: server.port)
+                let body = try await fetch(pool, origin, .get, "/always?first")
+                    #expect(body == "ok")
+                let error = await expectConnectionError { _ = try await fetch(pool, origin, .get, "/always?again") }
+                #expect(error?.code == .remoteClosed)
+                #expect(server.requestCount == 3, "first, the dropped one, and exactly one retry")
+                await pool.shutdown()
+            }
+        }
+    }
+}
