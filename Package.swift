@@ -20,6 +20,11 @@ let package = Package(
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
         .library(name: "CourierLoopbackServer", targets: ["CourierLoopbackServer"]),
         .library(name: "Courier", targets: ["Courier"]),
+        .executable(name: "courier", targets: ["CourierCLI"]),
+    ],
+    // The command-line tool's argument parsing only; no library product depends on a package.
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
@@ -46,6 +51,12 @@ let package = Package(
         .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart",
                                                 "CourierPosix", "CourierTLS", "CourierPool"],
                 swiftSettings: strict),
+
+        // `courier`: the command-line tool (design §9), with `courier bench`.
+        .executableTarget(name: "CourierCLI", dependencies: [
+            "Courier", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
+            "CourierTLS", "CourierURL", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
