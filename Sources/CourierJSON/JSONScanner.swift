@@ -75,6 +75,47 @@ struct JSONScanner {
         position &+= length
     }
 
+    /// The four bytes at `offset` as one little-endian word; callers check `offset + 4 <= count`.
+    @inline(__always)
+    func word32(at offset: Int) -> UInt32 {
+        // SAFETY: offset + 4 <= count (callers check); loadUnaligned has no alignment requirement.
+        UInt32(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self))
+    }
+
+    /// `null` at `position`: one four-byte compare; on a mismatch the byte-wise scan finds the
+    /// error's code and offset.
+    @inline(__always)
+    mutating func scanNull() throws(JSONError) {
+        // "null" as a little-endian word.
+        if position &+ 4 <= count && word32(at: position) == 0x6C6C_756E {
+            position &+= 4
+            return
+        }
+        try scanLiteral("null")
+    }
+
+    /// `true` at `position` (see `scanNull`).
+    @inline(__always)
+    mutating func scanTrue() throws(JSONError) {
+        // "true" as a little-endian word.
+        if position &+ 4 <= count && word32(at: position) == 0x6575_7274 {
+            position &+= 4
+            return
+        }
+        try scanLiteral("true")
+    }
+
+    /// `false` at `position` (see `scanNull`; the `f` is already known).
+    @inline(__always)
+    mutating func scanFalse() throws(JSONError) {
+        // "alse" as a little-endian word.
+        if position &+ 5 <= count && word32(at: position &+ 1) == 0x6573_6C61 {
+            position &+= 5
+            return
+        }
+        try scanLiteral("false")
+    }
+
     // MARK: Numbers — RFC 8259 §6
     //   number = [ minus ] int [ frac ] [ exp ]
     //   int    = zero / ( digit1-9 *DIGIT )
