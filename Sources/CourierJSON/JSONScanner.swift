@@ -184,9 +184,36 @@ struct JSONScanner {
     /// in place and not copied; strings with escapes are decoded into `scratch` (cleared first).
     /// - Parameter scratch: reusable storage for decoded content.
     /// - Returns: the raw content range and whether `scratch` holds the decoded text.
+    @inline(__always)
     mutating func scanString(scratch: inout [UInt8]) throws(JSONError) -> ScannedString {
         let contentStart = position &+ 1
-        var p = try scanPlainRun(from: contentStart)
+        // Fast path, inlined into the drivers: printable ASCII eight bytes at a time up to the
+        // first special byte; most strings (keys above all) end there at their closing quote.
+        var p = contentStart
+        while p &+ 8 <= count {
+            // SAFETY: p + 8 <= count; loadUnaligned has no alignment requirement.
+            let mask = JSONScanner.specialByteMask(UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
+            if mask != 0 {
+                #if _endian(little)
+                p &+= mask.trailingZeroBitCount >> 3
+                #endif
+                break
+            }
+            p &+= 8
+        }
+        // SAFETY: p < count checked first.
+        if p < count && base[p] == UInt8(ascii: "\"") {
+            position = p &+ 1
+            return ScannedString(start: contentStart, end: p, isDecoded: false)
+        }
+        return try scanStringSlowPath(contentStart: contentStart, from: p, scratch: &scratch)
+    }
+
+    /// The rest of `scanString` from `resume` (every byte before it is plain ASCII): UTF-8
+    /// sequences, escapes, and the errors.
+    @inline(never)
+    mutating func scanStringSlowPath(contentStart: Int, from resume: Int, scratch: inout [UInt8]) throws(JSONError) -> ScannedString {
+        var p = try scanPlainRun(from: resume)
         guard p < count else { throw endOfInput() }
         // SAFETY: p < count.
         var byte = base[p]

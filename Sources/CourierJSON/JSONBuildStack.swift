@@ -1,0 +1,218 @@
+// JSONBuildStack and JSONStringCache: the parser's working storage while it builds a tree.
+//
+// What this file owns: the value and key stacks on which finished values wait for their
+// container to close, and the cache that turns repeated short strings (object keys above all)
+// into the same `String` without building and validating it again.
+//
+// Why unsafe storage: closing a container MOVES its slice of the stacks into the new array or
+// member list (no retain/release per value, no `removeSubrange`), which Swift arrays cannot do.
+// The stacks live only inside one `JSONParser.parse` call; `destroy()` (run by a `defer`, so also
+// when parsing throws) deinitialises whatever is left and frees the memory.
+//
+// Invariants:
+//   * values[0..<valueCount] and keys[0..<keyCount] are initialised; nothing beyond is.
+//   * valueCount <= valueCapacity, keyCount <= keyCapacity.
+
+/// Two growable stacks (values, and object member names) with move-out of a top slice.
+struct JSONBuildStack {
+    private var values: UnsafeMutablePointer<JSONValue>
+    private var valueCapacity: Int
+    private(set) var valueCount = 0
+    private var keys: UnsafeMutablePointer<String>
+    private var keyCapacity: Int
+    private(set) var keyCount = 0
+
+    init() {
+        valueCapacity = 64
+        values = .allocate(capacity: valueCapacity)
+        keyCapacity = 64
+        keys = .allocate(capacity: keyCapacity)
+    }
+
+    /// Deinitialises what is left and frees the storage; the stack must not be used afterwards.
+    mutating func destroy() {
+        values.deinitialize(count: valueCount)
+        values.deallocate()
+        keys.deinitialize(count: keyCount)
+        keys.deallocate()
+        valueCount = 0
+        keyCount = 0
+    }
+
+    @inline(__always)
+    mutating func push(_ value: __owned JSONValue) {
+        if valueCount == valueCapacity { growValues() }
+        // SAFETY: valueCount < valueCapacity; the slot is uninitialised.
+        (values + valueCount).initialize(to: value)
+        valueCount &+= 1
+    }
+
+    @inline(__always)
+    mutating func pushKey(_ key: __owned String) {
+        if keyCount == keyCapacity { growKeys() }
+        // SAFETY: keyCount < keyCapacity; the slot is uninitialised.
+        (keys + keyCount).initialize(to: key)
+        keyCount &+= 1
+    }
+
+    /// Drops the last member name (its value was a null being removed).
+    @inline(__always)
+    mutating func popKey() {
+        keyCount &-= 1
+        // SAFETY: keyCount was >= 1 (a name is pushed before its value is read).
+        (keys + keyCount).deinitialize(count: 1)
+    }
+
+    /// Moves values[start...] into a new array.
+    mutating func moveArray(from start: Int) -> [JSONValue] {
+        let n = valueCount &- start
+        let source = values + start
+        valueCount = start
+        return [JSONValue](unsafeUninitializedCapacity: n) { buffer, initialized in
+            // SAFETY: source..<source+n are initialised stack slots, now past valueCount, so the
+            // stack no longer owns them; the buffer has room for n.
+            buffer.baseAddress!.moveInitialize(from: source, count: n)
+            initialized = n
+        }
+    }
+
+    /// Moves keys[keyStart...] and values[valueStart...] (equally many) into a member list.
+    mutating func moveMembers(valueStart: Int, keyStart: Int) -> [JSONObject.Member] {
+        let n = valueCount &- valueStart
+        let valueSource = values + valueStart
+        let keySource = keys + keyStart
+        valueCount = valueStart
+        keyCount = keyStart
+        return [JSONObject.Member](unsafeUninitializedCapacity: n) { buffer, initialized in
+            let target = buffer.baseAddress!
+            var i = 0
+            while i < n {
+                // SAFETY: i < n; both source slots are initialised and no longer owned by the stack.
+                (target + i).initialize(to: JSONObject.Member(key: (keySource + i).move(), value: (valueSource + i).move()))
+                i &+= 1
+            }
+            initialized = n
+        }
+    }
+
+    @inline(never)
+    private mutating func growValues() {
+        let newCapacity = valueCapacity &* 2
+        let fresh = UnsafeMutablePointer<JSONValue>.allocate(capacity: newCapacity)
+        // SAFETY: the first valueCount slots are initialised; fresh has room for them.
+        fresh.moveInitialize(from: values, count: valueCount)
+        values.deallocate()
+        values = fresh
+        valueCapacity = newCapacity
+    }
+
+    @inline(never)
+    private mutating func growKeys() {
+        let newCapacity = keyCapacity &* 2
+        let fresh = UnsafeMutablePointer<String>.allocate(capacity: newCapacity)
+        // SAFETY: the first keyCount slots are initialised; fresh has room for them.
+        fresh.moveInitialize(from: keys, count: keyCount)
+        keys.deallocate()
+        keys = fresh
+        keyCapacity = newCapacity
+    }
+}
+
+/// A direct-mapped cache from short UTF-8 byte strings of the input to `String`s already built.
+///
+/// API responses repeat the same member names in every record, and many short values (`"en"`,
+/// `"ok"`, enum-like codes); a hit costs a hash of two words and a compare instead of UTF-8
+/// validation and, above 15 bytes, an allocation. Entries are keyed by content (the first and last
+/// eight bytes and the length, compared in full), never by position, so a hit is always the same
+/// text. Only strings without escapes (their raw bytes are their text) of 1–32 bytes go through it.
+struct JSONStringCache {
+    static let slotBits = 10
+    static let maxLength = 32
+
+    private let base: UnsafePointer<UInt8>
+    private let count: Int
+    /// Per slot: start offset of the cached text in the input (-1: empty), length, and the
+    /// string. Offsets point at the first occurrence, which stays readable for the whole parse.
+    private var starts: UnsafeMutablePointer<Int>
+    private var lengths: UnsafeMutablePointer<Int>
+    private var strings: UnsafeMutablePointer<String>
+
+    init(base: UnsafePointer<UInt8>, count: Int) {
+        self.base = base
+        self.count = count
+        let slots = 1 << JSONStringCache.slotBits
+        starts = .allocate(capacity: slots)
+        starts.initialize(repeating: -1, count: slots)
+        lengths = .allocate(capacity: slots)
+        lengths.initialize(repeating: 0, count: slots)
+        strings = .allocate(capacity: slots)
+        strings.initialize(repeating: "", count: slots)
+    }
+
+    /// Frees the storage; the cache must not be used afterwards.
+    mutating func destroy() {
+        let slots = 1 << JSONStringCache.slotBits
+        starts.deallocate()
+        lengths.deallocate()
+        strings.deinitialize(count: slots)
+        strings.deallocate()
+    }
+
+    /// The string for input bytes start..<start+length, which were validated as UTF-8 and hold no
+    /// escapes, followed in the input by at least one byte (the closing quote).
+    @inline(__always)
+    mutating func string(start: Int, length: Int) -> String {
+        guard length &- 1 < JSONStringCache.maxLength, start &+ 8 <= count else {
+            return JSONStringCache.make(base + start, length)
+        }
+        // Two words covering the text (they overlap below 16 bytes; below 8 only the first is
+        // used, masked to the length): a cheap hash whose inputs differ whenever the texts do
+        // within their first and last eight bytes; the full compare below settles the rest.
+        // SAFETY: start + 8 <= count (checked above) and start + length <= count - 1 (the closing
+        // quote follows), so both loads are in bounds.
+        var first = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
+        var last: UInt64 = 0
+        if length < 8 {
+            #if _endian(little)
+            first &= (1 &<< UInt64(length &* 8)) &- 1
+            #else
+            first &= ~(UInt64.max >> UInt64(length &* 8))
+            #endif
+        } else {
+            last = UnsafeRawPointer(base + start + length - 8).loadUnaligned(as: UInt64.self)
+        }
+        let hash = ((first &* 0x9E37_79B9_7F4A_7C15) ^ (last &+ UInt64(length))) &* 0xC2B2_AE3D_27D4_EB4F
+        let slot = Int(truncatingIfNeeded: hash >> UInt64(64 &- JSONStringCache.slotBits))
+        // SAFETY: slot < 1 << slotBits.
+        let cachedStart = starts[slot]
+        if cachedStart >= 0 && lengths[slot] == length && JSONStringCache.equal(base + cachedStart, base + start, length) {
+            return strings[slot]
+        }
+        let made = JSONStringCache.make(base + start, length)
+        starts[slot] = start
+        lengths[slot] = length
+        strings[slot] = made
+        return made
+    }
+
+    @inline(__always)
+    static func make(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> String {
+        // SAFETY: the caller passes validated input bytes.
+        String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        var i = 0
+        // SAFETY: both ranges hold `length` readable input bytes.
+        while i &+ 8 <= length {
+            if UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self) { return false }
+            i &+= 8
+        }
+        while i < length {
+            if a[i] != b[i] { return false }
+            i &+= 1
+        }
+        return true
+    }
+}
