@@ -64,16 +64,23 @@ struct JSONBuildStack {
     }
 
     /// Moves values[start...] into a new array.
+    ///
+    /// `reserveCapacity` then `append` rather than `Array(unsafeUninitializedCapacity:)`, whose
+    /// unspecialised allocation path looks up generic metadata on every call.
     mutating func moveArray(from start: Int) -> [JSONValue] {
         let n = valueCount &- start
         let source = values + start
         valueCount = start
-        return [JSONValue](unsafeUninitializedCapacity: n) { buffer, initialized in
-            // SAFETY: source..<source+n are initialised stack slots, now past valueCount, so the
-            // stack no longer owns them; the buffer has room for n.
-            buffer.baseAddress!.moveInitialize(from: source, count: n)
-            initialized = n
+        var array: [JSONValue] = []
+        array.reserveCapacity(n)
+        var i = 0
+        while i < n {
+            // SAFETY: i < n; the slot is initialised and, being past valueCount, no longer owned
+            // by the stack.
+            array.append((source + i).move())
+            i &+= 1
         }
+        return array
     }
 
     /// Moves keys[keyStart...] and values[valueStart...] (equally many) into a member list.
@@ -83,16 +90,15 @@ struct JSONBuildStack {
         let keySource = keys + keyStart
         valueCount = valueStart
         keyCount = keyStart
-        return [JSONObject.Member](unsafeUninitializedCapacity: n) { buffer, initialized in
-            let target = buffer.baseAddress!
-            var i = 0
-            while i < n {
-                // SAFETY: i < n; both source slots are initialised and no longer owned by the stack.
-                (target + i).initialize(to: JSONObject.Member(key: (keySource + i).move(), value: (valueSource + i).move()))
-                i &+= 1
-            }
-            initialized = n
+        var members: [JSONObject.Member] = []
+        members.reserveCapacity(n)
+        var i = 0
+        while i < n {
+            // SAFETY: i < n; both slots are initialised and no longer owned by the stack.
+            members.append(JSONObject.Member(key: (keySource + i).move(), value: (valueSource + i).move()))
+            i &+= 1
         }
+        return members
     }
 
     @inline(never)

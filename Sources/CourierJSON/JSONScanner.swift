@@ -138,8 +138,7 @@ struct JSONScanner {
             // A leading zero may not be followed by more digits ("01", "-00").
             if p < count && base[p] &- UInt8(ascii: "0") < 10 { throw fail(.invalidNumber, at: p) }
         } else if first &- UInt8(ascii: "1") < 9 {
-            p &+= 1
-            while p < count && base[p] &- UInt8(ascii: "0") < 10 { p &+= 1 }
+            p = skipDigits(from: p &+ 1)
         } else {
             throw fail(.invalidNumber, at: p)  // "-" not followed by a digit: "-x", "-.5"
         }
@@ -147,8 +146,7 @@ struct JSONScanner {
             p &+= 1
             guard p < count else { throw endOfInput() }
             guard base[p] &- UInt8(ascii: "0") < 10 else { throw fail(.invalidNumber, at: p) }  // "1." "1.e5"
-            p &+= 1
-            while p < count && base[p] &- UInt8(ascii: "0") < 10 { p &+= 1 }
+            p = skipDigits(from: p &+ 1)
         }
         if p < count && (base[p] | 0x20) == UInt8(ascii: "e") {
             p &+= 1
@@ -158,11 +156,44 @@ struct JSONScanner {
                 guard p < count else { throw endOfInput() }
             }
             guard base[p] &- UInt8(ascii: "0") < 10 else { throw fail(.invalidNumber, at: p) }  // "1e", "1e+x"
-            p &+= 1
-            while p < count && base[p] &- UInt8(ascii: "0") < 10 { p &+= 1 }
+            p = skipDigits(from: p &+ 1)
         }
         position = p
         return start..<p
+    }
+
+    /// The index of the first byte at or after `start` that is not an ASCII digit (or `count`),
+    /// eight bytes at a time.
+    @inline(__always)
+    func skipDigits(from start: Int) -> Int {
+        var p = start
+        while p &+ 8 <= count {
+            // SAFETY: p + 8 <= count. Read as little-endian so byte order is memory order.
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
+            let mask = JSONScanner.nonDigitMask(word)
+            if mask != 0 { return p &+ (mask.trailingZeroBitCount >> 3) }
+            p &+= 8
+        }
+        // SAFETY: p < count checked first.
+        while p < count && base[p] &- UInt8(ascii: "0") < 10 { p &+= 1 }
+        return p
+    }
+
+    /// A mask with the high bit set in (at least) the lowest byte of `word` that is not `0`–`9`;
+    /// zero when all eight are digits. A byte is a digit when its high nibble is 3 and stays 3
+    /// after adding 6 (0x30–0x39). The add can carry out of a byte only from a byte >= 0xFA, a
+    /// non-digit, so it can only disturb bytes above the first non-digit: the lowest mark is exact.
+    @inline(__always)
+    static func nonDigitMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highNibbles = ones &* 0xF0
+        let threes = ones &* 0x30
+        let notThree = (word & highNibbles) ^ threes
+        let notThreeAfterSix = ((word &+ ones &* 0x06) & highNibbles) ^ threes
+        // Each byte of `either` is zero for a digit and has only high-nibble bits otherwise;
+        // halving then adding 0x78 sets bit 7 exactly for the non-zero bytes, without carries.
+        let either = notThree | notThreeAfterSix
+        return ((either >> 1) &+ ones &* 0x78) & (ones &* 0x80)
     }
 
     // MARK: Strings — RFC 8259 §7
