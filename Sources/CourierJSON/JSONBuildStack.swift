@@ -126,8 +126,7 @@ struct JSONBuildStack {
 
 /// A direct-mapped cache from short UTF-8 byte strings of the input to `String`s already built.
 ///
-/// API responses repeat the same member names in every record, and many short values (`"en"`,
-/// `"ok"`, enum-like codes); a hit costs a hash of two words and a compare instead of UTF-8
+/// API responses repeat the same member names in every record; a hit costs a hash of two words and a compare instead of UTF-8
 /// validation and, above 15 bytes, an allocation. Entries are keyed by content (the first and last
 /// eight bytes and the length, compared in full), never by position, so a hit is always the same
 /// text. Only strings without escapes (their raw bytes are their text) of 1–32 bytes go through it.

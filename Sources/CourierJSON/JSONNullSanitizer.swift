@@ -130,7 +130,14 @@ public struct JSONNullSanitizer: Sendable {
         // when its comma was dropped or it has none): where a null item is cut back to.
         var mark = 0
 
+        // Set when a member name comes before the next value (read at one place, inlined there).
+        var atMemberName = false
+
         nextValue: while true {
+            if atMemberName {
+                atMemberName = false
+                try readMemberName(&s, &out, &runStart, scratch: &scratch)
+            }
             guard !s.isAtEnd else { throw s.endOfInput() }
             let first = s.current
             if first == UInt8(ascii: "n") {
@@ -160,7 +167,7 @@ public struct JSONNullSanitizer: Sendable {
                         depth &+= 1
                         top = isObject ? Self.isObjectBit : 0
                         mark = out.count &+ (s.position &- runStart)
-                        if isObject { try readMemberName(&s, &out, &runStart, scratch: &scratch) }
+                        atMemberName = isObject
                         continue nextValue
                     }
                 case UInt8(ascii: "\""):
@@ -201,7 +208,7 @@ public struct JSONNullSanitizer: Sendable {
                         mark = out.count
                     }
                     Self.skipWhitespace(&s, &out, &runStart)
-                    if isObject { try readMemberName(&s, &out, &runStart, scratch: &scratch) }
+                    atMemberName = isObject
                     continue nextValue
                 }
                 if byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {

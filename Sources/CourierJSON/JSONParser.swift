@@ -142,7 +142,14 @@ public struct JSONParser: Sendable {
         let maxDepth = limits.maxDepth
         let dropNulls = removesNullValues
 
+        // Set when a member name comes before the next value (read at one place, inlined there).
+        var atMemberName = false
+
         nextValue: while true {
+            if atMemberName {
+                atMemberName = false
+                try readMemberName(&s, &stack, &cache, &scratch)
+            }
             // A value starts at the cursor (whitespace already skipped).
             guard !s.isAtEnd else { throw s.endOfInput() }
             var value: JSONValue
@@ -159,7 +166,7 @@ public struct JSONParser: Sendable {
                     if depth > 0 { outer.append(top) }
                     depth &+= 1
                     top = Frame(isObject: true, valueStart: stack.valueCount, keyStart: stack.keyCount)
-                    try readMemberName(&s, &stack, &cache, &scratch)
+                    atMemberName = true
                     continue nextValue
                 }
             case UInt8(ascii: "["):
@@ -177,12 +184,12 @@ public struct JSONParser: Sendable {
                     continue nextValue
                 }
             case UInt8(ascii: "\""):
-                value = .string(try makeString(&s, &cache, &scratch))
+                value = .string(try makeString(&s, &scratch))
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let range = try s.scanNumber()
                 // SAFETY: range lies within the input (scanNumber only advances over read bytes).
-                let text = String(decoding: UnsafeBufferPointer(start: s.base + range.lowerBound, count: range.count), as: UTF8.self)
-                value = .number(JSONNumber(uncheckedText: text))
+                value = .number(JSONNumber(uncheckedBytes: s.base + range.lowerBound, count: range.count,
+                                           available: s.count &- range.lowerBound))
             case UInt8(ascii: "t"):
                 try s.scanTrue()
                 value = .bool(true)
@@ -215,7 +222,7 @@ public struct JSONParser: Sendable {
                 if byte == UInt8(ascii: ",") {
                     s.position &+= 1
                     s.skipWhitespace()
-                    if top.isObject { try readMemberName(&s, &stack, &cache, &scratch) }
+                    atMemberName = top.isObject
                     continue nextValue
                 }
                 if byte == (top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
@@ -242,7 +249,7 @@ public struct JSONParser: Sendable {
     ) throws(JSONError) {
         guard !s.isAtEnd else { throw s.endOfInput() }
         guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
-        stack.pushKey(try makeString(&s, &cache, &scratch))
+        stack.pushKey(try makeKey(&s, &cache, &scratch))
         s.skipWhitespace()
         guard !s.isAtEnd else { throw s.endOfInput() }
         guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
@@ -250,13 +257,26 @@ public struct JSONParser: Sendable {
         s.skipWhitespace()
     }
 
-    /// Scans a string at the cursor and builds its `String` once (or takes it from the cache).
+    /// Scans a member name at the cursor and takes its `String` from the cache (or builds it
+    /// once). Only names go through the cache: values are far more often unique (ids, dates,
+    /// texts) and would evict the names, which repeat in every record.
     @inline(__always)
-    private func makeString(_ s: inout JSONScanner, _ cache: inout JSONStringCache, _ scratch: inout [UInt8]) throws(JSONError) -> String {
+    private func makeKey(_ s: inout JSONScanner, _ cache: inout JSONStringCache, _ scratch: inout [UInt8]) throws(JSONError) -> String {
         let scanned = try s.scanString(scratch: &scratch)
         if scanned.isDecoded {
             return String(decoding: scratch, as: UTF8.self)
         }
         return cache.string(start: scanned.start, length: scanned.end &- scanned.start)
+    }
+
+    /// Scans a string at the cursor and builds its `String` once.
+    @inline(__always)
+    private func makeString(_ s: inout JSONScanner, _ scratch: inout [UInt8]) throws(JSONError) -> String {
+        let scanned = try s.scanString(scratch: &scratch)
+        if scanned.isDecoded {
+            return String(decoding: scratch, as: UTF8.self)
+        }
+        // SAFETY: start..<end lies within the input; the content was validated as UTF-8.
+        return JSONStringCache.make(s.base + scanned.start, scanned.end &- scanned.start)
     }
 }
