@@ -4,7 +4,7 @@ import CourierBytes
 import CourierMultipart
 
 /// The benchmark form: `fieldCount` small text fields, then one in-memory file part.
-struct CourierMultipartRender {
+final class CourierMultipartRender {
     let form: MultipartForm
     var stream: MultipartBodyStream
     let output: UnsafeMutableRawBufferPointer
@@ -25,7 +25,7 @@ struct CourierMultipartRender {
     var partHeaders: [[(String, String)]] { form.parts.map { $0.headers.map { ($0.name, $0.value) } } }
 
     /// Renders the whole body into the reused output region; returns the byte count.
-    mutating func render() -> Int {
+    func render() -> Int {
         stream.restart()
         return try! stream.read(into: output)
     }

@@ -3,7 +3,7 @@
 import MultipartKit
 
 /// multipart-kit's serializer over prebuilt parts, into a reused buffer.
-struct MultipartKitRender {
+final class MultipartKitRender {
     let parts: [MultipartPart]
     let boundary: String
     var buffer: ByteBuffer
@@ -18,7 +18,7 @@ struct MultipartKitRender {
     }
 
     /// Serialises every part into the reused buffer; returns the byte count.
-    mutating func render() -> Int {
+    func render() -> Int {
         buffer.clear()
         try! MultipartSerializer().serialize(parts: parts, boundary: boundary, into: &buffer)
         return buffer.readableBytes
