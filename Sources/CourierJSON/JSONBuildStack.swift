@@ -126,40 +126,45 @@ struct JSONBuildStack {
 
 /// A direct-mapped cache from short UTF-8 byte strings of the input to `String`s already built.
 ///
-/// API responses repeat the same member names in every record; a hit costs a hash of two words and a compare instead of UTF-8
-/// validation and, above 15 bytes, an allocation. Entries are keyed by content (the first and last
-/// eight bytes and the length, compared in full), never by position, so a hit is always the same
-/// text. Only strings without escapes (their raw bytes are their text) of 1–32 bytes go through it.
+/// API responses repeat the same member names in every record; a hit costs a hash of two words
+/// and a compare instead of UTF-8 validation and, above 15 bytes, an allocation. Entries are keyed
+/// by content, never by position, so a hit is always the same text: up to 16 bytes the first and
+/// last eight bytes (masked below eight) and the length cover every byte, and are compared as
+/// words; longer texts (up to 32 bytes) are also compared byte for byte with the first occurrence.
+/// Only strings without escapes (their raw bytes are their text) of 1–32 bytes go through it.
 struct JSONStringCache {
     static let slotBits = 10
     static let maxLength = 32
 
+    /// One slot: the text's first and last words, its length (0: empty slot) and where its first
+    /// occurrence starts in the input, which stays readable for the whole parse.
+    private struct Slot {
+        var first: UInt64
+        var last: UInt64
+        var length: Int
+        var start: Int
+    }
+
     private let base: UnsafePointer<UInt8>
     private let count: Int
-    /// Per slot: start offset of the cached text in the input (-1: empty), length, and the
-    /// string. Offsets point at the first occurrence, which stays readable for the whole parse.
-    private var starts: UnsafeMutablePointer<Int>
-    private var lengths: UnsafeMutablePointer<Int>
+    private var slots: UnsafeMutablePointer<Slot>
     private var strings: UnsafeMutablePointer<String>
 
     init(base: UnsafePointer<UInt8>, count: Int) {
         self.base = base
         self.count = count
-        let slots = 1 << JSONStringCache.slotBits
-        starts = .allocate(capacity: slots)
-        starts.initialize(repeating: -1, count: slots)
-        lengths = .allocate(capacity: slots)
-        lengths.initialize(repeating: 0, count: slots)
-        strings = .allocate(capacity: slots)
-        strings.initialize(repeating: "", count: slots)
+        let slotCount = 1 << JSONStringCache.slotBits
+        slots = .allocate(capacity: slotCount)
+        slots.initialize(repeating: Slot(first: 0, last: 0, length: 0, start: 0), count: slotCount)
+        strings = .allocate(capacity: slotCount)
+        strings.initialize(repeating: "", count: slotCount)
     }
 
     /// Frees the storage; the cache must not be used afterwards.
     mutating func destroy() {
-        let slots = 1 << JSONStringCache.slotBits
-        starts.deallocate()
-        lengths.deallocate()
-        strings.deinitialize(count: slots)
+        let slotCount = 1 << JSONStringCache.slotBits
+        slots.deallocate()
+        strings.deinitialize(count: slotCount)
         strings.deallocate()
     }
 
@@ -170,9 +175,6 @@ struct JSONStringCache {
         guard length &- 1 < JSONStringCache.maxLength, start &+ 8 <= count else {
             return JSONStringCache.make(base + start, length)
         }
-        // Two words covering the text (they overlap below 16 bytes; below 8 only the first is
-        // used, masked to the length): a cheap hash whose inputs differ whenever the texts do
-        // within their first and last eight bytes; the full compare below settles the rest.
         // SAFETY: start + 8 <= count (checked above) and start + length <= count - 1 (the closing
         // quote follows), so both loads are in bounds.
         var first = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
@@ -186,20 +188,19 @@ struct JSONStringCache {
         } else {
             last = UnsafeRawPointer(base + start + length - 8).loadUnaligned(as: UInt64.self)
         }
-        let hash = ((first &* 0x9E37_79B9_7F4A_7C15) ^ (last &+ UInt64(length))) &* 0xC2B2_AE3D_27D4_EB4F
-        let slot = Int(truncatingIfNeeded: hash >> UInt64(64 &- JSONStringCache.slotBits))
-        // SAFETY: slot < 1 << slotBits.
-        let cachedStart = starts[slot]
-        if cachedStart >= 0 && lengths[slot] == length && JSONStringCache.equal(base + cachedStart, base + start, length) {
-            return strings[slot]
+        let hash = (first ^ (last &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xC2B2_AE3D_27D4_EB4F
+        let index = Int(truncatingIfNeeded: hash >> UInt64(64 &- JSONStringCache.slotBits))
+        // SAFETY: index < 1 << slotBits.
+        let slot = slots + index
+        if slot.pointee.first == first && slot.pointee.last == last && slot.pointee.length == length
+            && (length <= 16 || JSONStringCache.equal(base + slot.pointee.start, base + start, length)) {
+            return strings[index]
         }
         let made = JSONStringCache.make(base + start, length)
-        starts[slot] = start
-        lengths[slot] = length
-        strings[slot] = made
+        slot.pointee = Slot(first: first, last: last, length: length, start: start)
+        strings[index] = made
         return made
     }
-
     @inline(__always)
     static func make(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> String {
         // SAFETY: the caller passes validated input bytes.
