@@ -124,7 +124,7 @@ struct JSONBuildStack {
     }
 }
 
-/// A direct-mapped cache from short UTF-8 byte strings of the input to `String`s already built.
+/// A two-way set-associative cache from short UTF-8 byte strings of the input to `String`s already built.
 ///
 /// API responses repeat the same member names in every record; a hit costs a hash of two words
 /// and a compare instead of UTF-8 validation and, above 15 bytes, an allocation. Entries are keyed
@@ -190,17 +190,27 @@ struct JSONStringCache {
         }
         let hash = (first ^ (last &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xC2B2_AE3D_27D4_EB4F
         let index = Int(truncatingIfNeeded: hash >> UInt64(64 &- JSONStringCache.slotBits))
-        // SAFETY: index < 1 << slotBits.
-        let slot = slots + index
-        if slot.pointee.first == first && slot.pointee.last == last && slot.pointee.length == length
-            && (length <= 16 || JSONStringCache.equal(base + slot.pointee.start, base + start, length)) {
-            return strings[index]
-        }
+        // Two-way: the slot and its neighbour, so two names that hash alike (likely among a few
+        // dozen names in 1,024 slots) do not evict each other in every record.
+        if matches(index, first, last, start, length) { return strings[index] }
+        let neighbour = index ^ 1
+        if matches(neighbour, first, last, start, length) { return strings[neighbour] }
         let made = JSONStringCache.make(base + start, length)
-        slot.pointee = Slot(first: first, last: last, length: length, start: start)
-        strings[index] = made
+        // SAFETY: index and neighbour < 1 << slotBits.
+        let target = slots[index].length != 0 && slots[neighbour].length == 0 ? neighbour : index
+        slots[target] = Slot(first: first, last: last, length: length, start: start)
+        strings[target] = made
         return made
     }
+
+    @inline(__always)
+    private func matches(_ index: Int, _ first: UInt64, _ last: UInt64, _ start: Int, _ length: Int) -> Bool {
+        // SAFETY: index < 1 << slotBits; a slot's start..<start+length lies within the input.
+        let slot = slots[index]
+        return slot.first == first && slot.last == last && slot.length == length
+            && (length <= 16 || JSONStringCache.equal(base + slot.start, base + start, length))
+    }
+
     @inline(__always)
     static func make(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> String {
         // SAFETY: the caller passes validated input bytes.
