@@ -130,13 +130,22 @@ public struct JSONNullSanitizer: Sendable {
         // when its comma was dropped or it has none): where a null item is cut back to.
         var mark = 0
 
-        // Set when a member name comes before the next value (read at one place, inlined there).
+        // Set when a member name comes before the next value (read at one place, at the loop top).
         var atMemberName = false
 
         nextValue: while true {
             if atMemberName {
+                // A member name (whitespace skipped) and the colon after it, written out here
+                // rather than called: the compiler does not inline a helper this size into `run`.
                 atMemberName = false
-                try readMemberName(&s, &out, &runStart, scratch: &scratch)
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
+                try copyString(&s, &out, &runStart, scratch: &scratch)
+                Self.skipWhitespace(&s, &out, &runStart)
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
+                s.position &+= 1
+                Self.skipWhitespace(&s, &out, &runStart)
             }
             guard !s.isAtEnd else { throw s.endOfInput() }
             let first = s.current
@@ -233,20 +242,6 @@ public struct JSONNullSanitizer: Sendable {
             out.write(s.base + runStart, count: start &- runStart)
             runStart = s.position
         }
-    }
-
-    /// Reads a member name at the cursor (whitespace skipped) and the colon after it, leaving the
-    /// cursor at the value.
-    @inline(__always)
-    private func readMemberName(_ s: inout JSONScanner, _ out: inout FixedSink, _ runStart: inout Int, scratch: inout [UInt8]) throws(JSONError) {
-        guard !s.isAtEnd else { throw s.endOfInput() }
-        guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
-        try copyString(&s, &out, &runStart, scratch: &scratch)
-        Self.skipWhitespace(&s, &out, &runStart)
-        guard !s.isAtEnd else { throw s.endOfInput() }
-        guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
-        s.position &+= 1
-        Self.skipWhitespace(&s, &out, &runStart)
     }
 
     /// Scans a string at the cursor. Content without escapes is already canonical and stays in

@@ -142,13 +142,22 @@ public struct JSONParser: Sendable {
         let maxDepth = limits.maxDepth
         let dropNulls = removesNullValues
 
-        // Set when a member name comes before the next value (read at one place, inlined there).
+        // Set when a member name comes before the next value (read at one place, at the loop top).
         var atMemberName = false
 
         nextValue: while true {
             if atMemberName {
+                // A member name (whitespace skipped) and the colon after it, written out here
+                // rather than called: the compiler does not inline a helper this size into the loop.
                 atMemberName = false
-                try readMemberName(&s, &stack, &cache, &scratch)
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
+                stack.pushKey(try makeKey(&s, &cache, &scratch))
+                s.skipWhitespace()
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
+                s.position &+= 1
+                s.skipWhitespace()
             }
             // A value starts at the cursor (whitespace already skipped).
             guard !s.isAtEnd else { throw s.endOfInput() }
@@ -239,22 +248,6 @@ public struct JSONParser: Sendable {
                 throw s.fail(.unexpectedByte, at: s.position)
             }
         }
-    }
-
-    /// Expects whitespace already skipped and a member name at the cursor; pushes the name and
-    /// leaves the cursor at the member's value.
-    @inline(__always)
-    private func readMemberName(
-        _ s: inout JSONScanner, _ stack: inout JSONBuildStack, _ cache: inout JSONStringCache, _ scratch: inout [UInt8]
-    ) throws(JSONError) {
-        guard !s.isAtEnd else { throw s.endOfInput() }
-        guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
-        stack.pushKey(try makeKey(&s, &cache, &scratch))
-        s.skipWhitespace()
-        guard !s.isAtEnd else { throw s.endOfInput() }
-        guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
-        s.position &+= 1
-        s.skipWhitespace()
     }
 
     /// Scans a member name at the cursor and takes its `String` from the cache (or builds it
