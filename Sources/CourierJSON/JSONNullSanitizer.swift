@@ -182,7 +182,7 @@ public struct JSONNullSanitizer: Sendable {
                 case UInt8(ascii: "\""):
                     try copyString(&s, &out, &runStart, scratch: &scratch)
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    _ = try s.scanNumber()
+                    _ = try s.scanNumberFast()
                 case UInt8(ascii: "t"):
                     try s.scanTrue()
                 case UInt8(ascii: "f"):

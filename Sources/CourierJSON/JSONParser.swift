@@ -195,7 +195,7 @@ public struct JSONParser: Sendable {
             case UInt8(ascii: "\""):
                 value = .string(try makeString(&s, &scratch))
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                let range = try s.scanNumber()
+                let range = try s.scanNumberFast()
                 // SAFETY: range lies within the input (scanNumber only advances over read bytes).
                 value = .number(JSONNumber(uncheckedBytes: s.base + range.lowerBound, count: range.count,
                                            available: s.count &- range.lowerBound))

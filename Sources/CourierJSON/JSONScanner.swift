@@ -162,6 +162,23 @@ struct JSONScanner {
         return start..<p
     }
 
+    /// `scanNumber` with its commonest case inlined: a plain integer that does not start with 0
+    /// (ids, counts). Anything else — a sign, a leading zero, a fraction, an exponent, an error —
+    /// is scanned again from the start by `scanNumber`, so the result and errors are the same.
+    @inline(__always)
+    mutating func scanNumberFast() throws(JSONError) -> Range<Int> {
+        let start = position
+        // SAFETY: the caller saw a byte at position < count; p < count is checked before base[p].
+        if base[start] &- UInt8(ascii: "1") < 9 {
+            let p = skipDigits(from: start &+ 1)
+            if p == count || (base[p] != UInt8(ascii: ".") && base[p] | 0x20 != UInt8(ascii: "e")) {
+                position = p
+                return start..<p
+            }
+        }
+        return try scanNumber()
+    }
+
     /// The index of the first byte at or after `start` that is not an ASCII digit (or `count`),
     /// eight bytes at a time.
     @inline(__always)
