@@ -9,11 +9,11 @@ import struct Foundation.URL
 // The parent package's identity is its directory name, whatever the checkout was called.
 let courier = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
-func benchmark(_ name: String, _ products: [String]) -> Target {
+func benchmark(_ name: String, _ products: [String], peers: [Target.Dependency] = []) -> Target {
     .executableTarget(
         name: name,
         dependencies: [.product(name: "Benchmark", package: "benchmark"), "BenchmarkSupport"]
-            + products.map { .product(name: $0, package: courier) },
+            + products.map { .product(name: $0, package: courier) } + peers,
         path: "Benchmarks/\(name)",
         swiftSettings: [.swiftLanguageMode(.v6)],
         plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -25,6 +25,8 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // The multipart peer; only MultipartBenchmarks depends on it.
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         .target(
@@ -34,5 +36,8 @@ let package = Package(
         ),
         benchmark("URLBenchmarks", ["CourierURL"]),
         benchmark("HTTP1Benchmarks", ["CourierBytes", "CourierHTTP1"]),
+        benchmark("JSONBenchmarks", ["CourierJSON"]),
+        benchmark("MultipartBenchmarks", ["CourierBytes", "CourierMultipart"],
+                  peers: [.product(name: "MultipartKit", package: "multipart-kit")]),
     ]
 )

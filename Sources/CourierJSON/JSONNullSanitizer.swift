@@ -15,9 +15,12 @@
 // Theory of operation: the same scanner and the same structural checks as JSONParser, in the
 // same order, so validation is equally strict and errors carry the same code and offset. The
 // only state per open container is one byte (object or array, and whether anything has been
-// written into it yet, which decides whether the next item needs a comma). A member is written
-// (`,"name":`) as soon as its name is read, and the output is cut back to the mark taken before
-// it if its value turns out to be `null` — the only lookahead this transformation needs.
+// written into it yet, which decides whether the next comma is kept). Most of the output is the
+// input verbatim, so nothing is written per token: a pending run of input bytes is copied in one
+// block when something must be left out (whitespace, a null item, a comma with nothing kept
+// before it) or rewritten (a string with escapes). A member's `,"name":` stays pending or is
+// written, and the output is cut back to the mark taken before it if its value turns out to be
+// `null` — the only lookahead this transformation needs.
 //
 // Bound: every output byte stands for at least one consumed input byte (whitespace and nulls
 // vanish; an escape is rewritten no longer than it was written: `\u00e9` → 2 bytes, `\/` → `/`,
@@ -111,75 +114,79 @@ public struct JSONNullSanitizer: Sendable {
         s.skipWhitespace()
         guard !s.isAtEnd else { throw JSONError(.emptyInput, offset: count) }
 
-        var frames: [UInt8] = []
-        frames.reserveCapacity(16)
+        // Input bytes runStart..<s.position are pending: they belong in the output verbatim and
+        // are copied in one block only when something must be left out or rewritten, so compact
+        // input is a handful of large copies. "Virtual" output positions count them as written.
+        var runStart = s.position
+        // The innermost open container is `top` (valid when depth > 0); the ones around it wait
+        // on `outer`, so the per-item path touches no array.
+        var depth = 0
+        var top: UInt8 = 0
+        var outer: [UInt8] = []
+        outer.reserveCapacity(16)
         var scratch: [UInt8] = []
         let maxDepth = limits.maxDepth
-        // Output length before the pending member's `,"name":` was written.
-        var memberMark = 0
+        // The virtual output length before the current item's comma (or before the item itself
+        // when its comma was dropped or it has none): where a null item is cut back to.
+        var mark = 0
 
-        // Reads a member name at the cursor (whitespace skipped) and the colon after it, writing
-        // `,"name":` (the comma only when the object already has output).
-        func readMemberName(_ s: inout JSONScanner, _ out: inout FixedSink, hasOutput: Bool) throws(JSONError) {
-            guard !s.isAtEnd else { throw s.endOfInput() }
-            guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
-            memberMark = out.count
-            if hasOutput { out.write(UInt8(ascii: ",")) }
-            try copyString(&s, &out, scratch: &scratch)
-            s.skipWhitespace()
-            guard !s.isAtEnd else { throw s.endOfInput() }
-            guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
-            out.write(UInt8(ascii: ":"))
-            s.position &+= 1
-            s.skipWhitespace()
-        }
+        // Set when a member name comes before the next value (read at one place, at the loop top).
+        var atMemberName = false
 
         nextValue: while true {
+            if atMemberName {
+                // A member name (whitespace skipped) and the colon after it, written out here
+                // rather than called: the compiler does not inline a helper this size into `run`.
+                atMemberName = false
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
+                try copyString(&s, &out, &runStart, scratch: &scratch)
+                Self.skipWhitespace(&s, &out, &runStart)
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
+                s.position &+= 1
+                Self.skipWhitespace(&s, &out, &runStart)
+            }
             guard !s.isAtEnd else { throw s.endOfInput() }
             let first = s.current
             if first == UInt8(ascii: "n") {
-                try s.scanLiteral("null")
-                if let top = frames.last {
-                    // Drop the member (cut `,"name":` back off) or the element (nothing written).
-                    if top & Self.isObjectBit != 0 { out.count = memberMark }
-                } else {
-                    out.write("null")
+                let start = s.position
+                try s.scanNull()
+                if depth > 0 {
+                    // Drop the element, or the member with its `,"name":` — the pending bytes up
+                    // to the null are written and then cut back off with what was already written.
+                    out.write(base + runStart, count: start &- runStart)
+                    out.count = mark
+                    runStart = s.position
                 }
             } else {
                 // A non-null value: it takes the pending member slot, or an element slot.
-                if let top = frames.last {
-                    if top & Self.isObjectBit == 0 && top & Self.hasOutputBit != 0 { out.write(UInt8(ascii: ",")) }
-                    frames[frames.count &- 1] = top | Self.hasOutputBit
-                }
+                top |= Self.hasOutputBit
                 switch first {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    guard frames.count < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
+                    guard depth < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
                     let isObject = first == UInt8(ascii: "{")
-                    out.write(first)
                     s.position &+= 1
-                    s.skipWhitespace()
+                    Self.skipWhitespace(&s, &out, &runStart)
                     guard !s.isAtEnd else { throw s.endOfInput() }
-                    let closing = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                    if s.current == closing {
+                    if s.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         s.position &+= 1
-                        out.write(closing)
                     } else {
-                        frames.append(isObject ? Self.isObjectBit : 0)
-                        if isObject { try readMemberName(&s, &out, hasOutput: false) }
+                        if depth > 0 { outer.append(top) }
+                        depth &+= 1
+                        top = isObject ? Self.isObjectBit : 0
+                        mark = out.count &+ (s.position &- runStart)
+                        atMemberName = isObject
                         continue nextValue
                     }
                 case UInt8(ascii: "\""):
-                    try copyString(&s, &out, scratch: &scratch)
+                    try copyString(&s, &out, &runStart, scratch: &scratch)
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    let range = try s.scanNumber()
-                    // SAFETY: range lies within the input.
-                    out.write(UnsafeRawBufferPointer(start: s.base + range.lowerBound, count: range.count))
+                    _ = try s.scanNumberFast()
                 case UInt8(ascii: "t"):
-                    try s.scanLiteral("true")
-                    out.write("true")
+                    try s.scanTrue()
                 case UInt8(ascii: "f"):
-                    try s.scanLiteral("false")
-                    out.write("false")
+                    try s.scanFalse()
                 default:
                     throw s.fail(.unexpectedByte, at: s.position)
                 }
@@ -187,25 +194,36 @@ public struct JSONNullSanitizer: Sendable {
 
             // The value is complete: continue or close the open containers.
             while true {
-                guard let top = frames.last else {
-                    s.skipWhitespace()
+                guard depth > 0 else {
+                    Self.skipWhitespace(&s, &out, &runStart)
                     guard s.isAtEnd else { throw s.fail(.trailingData, at: s.position) }
+                    out.write(base + runStart, count: s.position &- runStart)
                     return
                 }
                 let isObject = top & Self.isObjectBit != 0
-                s.skipWhitespace()
+                Self.skipWhitespace(&s, &out, &runStart)
                 guard !s.isAtEnd else { throw s.endOfInput() }
                 let byte = s.current
                 if byte == UInt8(ascii: ",") {
-                    s.position &+= 1
-                    s.skipWhitespace()
-                    if isObject { try readMemberName(&s, &out, hasOutput: top & Self.hasOutputBit != 0) }
+                    if top & Self.hasOutputBit != 0 {
+                        // Kept verbatim; cut back to before it if the next item is null.
+                        mark = out.count &+ (s.position &- runStart)
+                        s.position &+= 1
+                    } else {
+                        // Everything before it was dropped: nothing for it to separate.
+                        out.write(base + runStart, count: s.position &- runStart)
+                        s.position &+= 1
+                        runStart = s.position
+                        mark = out.count
+                    }
+                    Self.skipWhitespace(&s, &out, &runStart)
+                    atMemberName = isObject
                     continue nextValue
                 }
                 if byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     s.position &+= 1
-                    frames.removeLast()
-                    out.write(byte)
+                    depth &-= 1
+                    if depth > 0 { top = outer.removeLast() }
                     continue
                 }
                 throw s.fail(.unexpectedByte, at: s.position)
@@ -213,15 +231,29 @@ public struct JSONNullSanitizer: Sendable {
         }
     }
 
-    /// Copies a string at the cursor in canonical form: content without escapes is already
-    /// canonical and is copied in one block; content with escapes is decoded and re-escaped.
-    private func copyString(_ s: inout JSONScanner, _ out: inout FixedSink, scratch: inout [UInt8]) throws(JSONError) {
+    /// Skips whitespace; a non-empty run is left out of the output (the pending bytes before it
+    /// are written first).
+    @inline(__always)
+    private static func skipWhitespace(_ s: inout JSONScanner, _ out: inout FixedSink, _ runStart: inout Int) {
+        guard !s.isAtEnd, s.current <= 0x20 else { return }
+        let start = s.position
+        s.skipWhitespace()
+        if s.position != start {
+            out.write(s.base + runStart, count: start &- runStart)
+            runStart = s.position
+        }
+    }
+
+    /// Scans a string at the cursor. Content without escapes is already canonical and stays in
+    /// the pending run; content with escapes is decoded and written re-escaped.
+    @inline(__always)
+    private func copyString(_ s: inout JSONScanner, _ out: inout FixedSink, _ runStart: inout Int, scratch: inout [UInt8]) throws(JSONError) {
+        let quote = s.position
         let scanned = try s.scanString(scratch: &scratch)
         if scanned.isDecoded {
+            out.write(s.base + runStart, count: quote &- runStart)
             scratch.withUnsafeBytes { JSONEscaping.writeQuoted($0, to: &out) }
-        } else {
-            // SAFETY: start-1 ..< end+1 (the quotes included) lies within the input.
-            out.write(UnsafeRawBufferPointer(start: s.base + (scanned.start &- 1), count: scanned.end &- scanned.start &+ 2))
+            runStart = s.position
         }
     }
 }

@@ -12,12 +12,84 @@
 
 /// A JSON number, stored as its exact text.
 public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
-    /// The number as written in the JSON text (RFC 8259 §6 grammar, no whitespace).
-    public let text: String
+    /// The text, up to 16 bytes inline (so parsing builds no `String` per number; almost every
+    /// number is that short), longer as a `String`. The form is canonical — text of at most 16
+    /// bytes is always inline, unused inline bytes are zero — so the synthesised equality and
+    /// hash are textual.
+    @usableFromInline
+    enum Storage: Sendable, Hashable {
+        /// Bytes in memory order in the two words, then the byte count (1...16).
+        case inline(UInt64, UInt64, count: UInt8)
+        case long(String)
+    }
 
-    /// Wraps text the scanner has already checked against the grammar.
+    @usableFromInline
+    let storage: Storage
+
+    /// The number as written in the JSON text (RFC 8259 §6 grammar, no whitespace).
+    public var text: String {
+        withUTF8 { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the text.
     @inlinable
-    init(uncheckedText text: String) { self.text = text }
+    func withUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        switch storage {
+        case .inline(let first, let second, let count):
+            var words = (first, second)
+            return withUnsafeBytes(of: &words) { raw in
+                body(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(count)))
+            }
+        case .long(let string):
+            var copy = string
+            return copy.withUTF8(body)
+        }
+    }
+
+    /// Stores text (already checked against the grammar) in canonical form.
+    @inlinable
+    init(uncheckedText text: String) {
+        var copy = text
+        self.storage = copy.withUTF8 { utf8 in
+            utf8.count <= 16 ? JSONNumber.inlineStorage(utf8) : .long(text)
+        }
+    }
+
+    /// Stores `count` bytes of input text at `start` (already checked against the grammar);
+    /// `available` is how many bytes from `start` may be read (at least `count`).
+    @inline(__always)
+    init(uncheckedBytes start: UnsafePointer<UInt8>, count: Int, available: Int) {
+        #if _endian(little)
+        if count <= 16 && available >= 16 {
+            // SAFETY: 16 bytes from start are readable (available >= 16); bytes past the
+            // number are masked off.
+            let raw = UnsafeRawPointer(start)
+            var first = raw.loadUnaligned(as: UInt64.self)
+            var second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            if count < 8 {
+                first &= (1 &<< UInt64(count &* 8)) &- 1
+                second = 0
+            } else if count < 16 {
+                second &= (1 &<< UInt64((count &- 8) &* 8)) &- 1
+            }
+            storage = .inline(first, second, count: UInt8(count))
+            return
+        }
+        #endif
+        let bytes = UnsafeBufferPointer(start: start, count: count)
+        storage = count <= 16 ? JSONNumber.inlineStorage(bytes) : .long(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The inline form of at most 16 bytes.
+    @usableFromInline
+    static func inlineStorage(_ utf8: UnsafeBufferPointer<UInt8>) -> Storage {
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { raw in
+            // SAFETY: utf8.count <= 16 == raw.count.
+            raw.copyMemory(from: UnsafeRawBufferPointer(utf8))
+        }
+        return .inline(words.0, words.1, count: UInt8(utf8.count))
+    }
 
     /// Creates a number from its JSON text.
     /// - Parameter text: a number by RFC 8259 §6 (`-12.5e3`), with no surrounding whitespace.
@@ -33,12 +105,12 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
             return range.upperBound == utf8.count
         }
         guard valid else { return nil }
-        self.text = text
+        self.init(uncheckedText: text)
     }
 
     /// Creates a number from a signed integer.
     /// - Parameter value: the value; written in decimal.
-    public init(_ value: some BinaryInteger) { self.text = String(value) }
+    public init(_ value: some BinaryInteger) { self.init(uncheckedText: String(value)) }
 
     /// Creates a number from a double, written in the shortest form that reads back as the same
     /// double (Swift's `description`, e.g. `0.1`, `1e-05`, `1e+20`, `5.0`).
@@ -46,7 +118,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: nil for infinities and NaN, which JSON cannot represent (RFC 8259 §6).
     public init?(_ value: Double) {
         guard value.isFinite else { return nil }
-        self.text = value.description
+        self.init(uncheckedText: value.description)
     }
 
     /// Creates a number from a float, written in the shortest form that reads back as the same
@@ -55,7 +127,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: nil for infinities and NaN.
     public init?(_ value: Float) {
         guard value.isFinite else { return nil }
-        self.text = value.description
+        self.init(uncheckedText: value.description)
     }
 
     /// The text.
@@ -64,7 +136,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// Whether the text is written as an integer: no fraction and no exponent (`12`, `-0`).
     /// `1.0` and `1e2` are not, although `int64` converts them.
     public var isIntegerLiteral: Bool {
-        !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+        withUTF8 { !$0.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") } }
     }
 
     // MARK: Exact integer conversion
@@ -82,8 +154,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: the value, or nil when the number has a non-zero fractional part or does not fit
     ///   in `type`.
     public func integer<T: FixedWidthInteger>(as type: T.Type) -> T? {
-        var copy = text
-        return copy.withUTF8 { JSONNumber.exactInteger($0, as: T.self) }
+        withUTF8 { JSONNumber.exactInteger($0, as: T.self) }
     }
 
     /// Decimal exactness: the number is `digits × 10^exponent`; it is an integer when, after
@@ -154,8 +225,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// `Double.greatestFiniteMagnitude` (`1e400`). Values below the smallest subnormal round to
     /// zero, as IEEE 754 rounding requires.
     public var double: Double? {
-        var copy = text
-        if let fast = copy.withUTF8({ JSONNumber.fastDouble($0) }) { return fast }
+        if let fast = withUTF8({ JSONNumber.fastDouble($0) }) { return fast }
         // Swift's Double(Substring) is the standard library's correctly rounded conversion
         // (not Foundation's).
         guard let value = Double(Substring(text)), value.isFinite else { return nil }

@@ -65,6 +65,17 @@ struct FixedSink: JSONByteSink {
     mutating func write(_ string: StaticString) {
         write(UnsafeRawBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
     }
+
+    /// Copies `count` bytes from `source` (which must not overlap the region).
+    @inline(__always)
+    mutating func write(_ source: UnsafePointer<UInt8>, count byteCount: Int) {
+        guard byteCount > 0 else { return }
+        precondition(byteCount <= capacity &- count, "sanitizer output overran its bound")
+        // SAFETY: byteCount <= capacity - count, checked above; the source is the borrowed input,
+        // a different allocation from the output region.
+        (base + count).update(from: source, count: byteCount)
+        count &+= byteCount
+    }
 }
 
 /// Escaping shared by `JSONWriter` and `JSONNullSanitizer`.

@@ -9,12 +9,13 @@
 //
 // Theory of operation: no recursion. Open containers are frames on an explicit stack (bounded by
 // Limits.maxDepth), so hostile nesting costs heap, never call stack. Finished values wait on one
-// value stack; an object's member names wait on a parallel key stack. Closing a container moves
-// its slice of the stacks into a new array or object in one step.
+// value stack; an object's member names wait on a parallel key stack (JSONBuildStack). Closing a
+// container moves its slice of the stacks into a new array or object in one step, without
+// retaining or releasing anything. Repeated short strings come from JSONStringCache.
 //
 // Invariants:
-//   * frames.count <= limits.maxDepth.
-//   * For the open object frame f: keys.count - f.keyStart == values.count - f.valueStart, except
+//   * depth (the open frames: `top` and `outer`) <= limits.maxDepth.
+//   * For the open object frame f: keyCount - f.keyStart == valueCount - f.valueStart, except
 //     between reading a member name and finishing its value, when keys has one more.
 //   * With removesNullValues, a null inside a container is never pushed (and its key is popped),
 //     which is AFNetworking's removesKeysWithNullValues plus Courier's fix for arrays.
@@ -126,33 +127,44 @@ public struct JSONParser: Sendable {
         s.skipWhitespace()
         guard !s.isAtEnd else { throw JSONError(.emptyInput, offset: s.count) }
 
-        var frames: [Frame] = []
-        var values: [JSONValue] = []
-        var keys: [String] = []
+        // The innermost open container is `top` (meaningful when depth > 0); the ones around it
+        // wait on `outer`, so the per-value path touches no array.
+        var depth = 0
+        var top = Frame(isObject: false, valueStart: 0, keyStart: 0)
+        var outer: [Frame] = []
+        var stack = JSONBuildStack()
+        var cache = JSONStringCache(base: s.base, count: s.count)
+        defer {
+            stack.destroy()
+            cache.destroy()
+        }
         var scratch: [UInt8] = []
         let maxDepth = limits.maxDepth
         let dropNulls = removesNullValues
 
-        // Expects whitespace already skipped and a member name at the cursor; leaves the cursor
-        // at the member's value.
-        func readMemberName(_ s: inout JSONScanner) throws(JSONError) {
-            guard !s.isAtEnd else { throw s.endOfInput() }
-            guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
-            keys.append(try makeString(&s, scratch: &scratch))
-            s.skipWhitespace()
-            guard !s.isAtEnd else { throw s.endOfInput() }
-            guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
-            s.position &+= 1
-            s.skipWhitespace()
-        }
+        // Set when a member name comes before the next value (read at one place, at the loop top).
+        var atMemberName = false
 
         nextValue: while true {
+            if atMemberName {
+                // A member name (whitespace skipped) and the colon after it, written out here
+                // rather than called: the compiler does not inline a helper this size into the loop.
+                atMemberName = false
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
+                stack.pushKey(try makeKey(&s, &cache, &scratch))
+                s.skipWhitespace()
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
+                s.position &+= 1
+                s.skipWhitespace()
+            }
             // A value starts at the cursor (whitespace already skipped).
             guard !s.isAtEnd else { throw s.endOfInput() }
             var value: JSONValue
             switch s.current {
             case UInt8(ascii: "{"):
-                guard frames.count < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
+                guard depth < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
                 s.position &+= 1
                 s.skipWhitespace()
                 guard !s.isAtEnd else { throw s.endOfInput() }
@@ -160,12 +172,14 @@ public struct JSONParser: Sendable {
                     s.position &+= 1
                     value = .object(JSONObject())
                 } else {
-                    frames.append(Frame(isObject: true, valueStart: values.count, keyStart: keys.count))
-                    try readMemberName(&s)
+                    if depth > 0 { outer.append(top) }
+                    depth &+= 1
+                    top = Frame(isObject: true, valueStart: stack.valueCount, keyStart: stack.keyCount)
+                    atMemberName = true
                     continue nextValue
                 }
             case UInt8(ascii: "["):
-                guard frames.count < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
+                guard depth < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
                 s.position &+= 1
                 s.skipWhitespace()
                 guard !s.isAtEnd else { throw s.endOfInput() }
@@ -173,24 +187,26 @@ public struct JSONParser: Sendable {
                     s.position &+= 1
                     value = .array([])
                 } else {
-                    frames.append(Frame(isObject: false, valueStart: values.count, keyStart: keys.count))
+                    if depth > 0 { outer.append(top) }
+                    depth &+= 1
+                    top = Frame(isObject: false, valueStart: stack.valueCount, keyStart: stack.keyCount)
                     continue nextValue
                 }
             case UInt8(ascii: "\""):
-                value = .string(try makeString(&s, scratch: &scratch))
+                value = .string(try makeString(&s, &scratch))
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                let range = try s.scanNumber()
+                let range = try s.scanNumberFast()
                 // SAFETY: range lies within the input (scanNumber only advances over read bytes).
-                let text = String(decoding: UnsafeBufferPointer(start: s.base + range.lowerBound, count: range.count), as: UTF8.self)
-                value = .number(JSONNumber(uncheckedText: text))
+                value = .number(JSONNumber(uncheckedBytes: s.base + range.lowerBound, count: range.count,
+                                           available: s.count &- range.lowerBound))
             case UInt8(ascii: "t"):
-                try s.scanLiteral("true")
+                try s.scanTrue()
                 value = .bool(true)
             case UInt8(ascii: "f"):
-                try s.scanLiteral("false")
+                try s.scanFalse()
                 value = .bool(false)
             case UInt8(ascii: "n"):
-                try s.scanLiteral("null")
+                try s.scanNull()
                 value = .null
             default:
                 throw s.fail(.unexpectedByte, at: s.position)
@@ -199,15 +215,15 @@ public struct JSONParser: Sendable {
             // The value is complete: hand it to the open container, closing containers as far as
             // the input closes them.
             while true {
-                guard let frame = frames.last else {
+                guard depth > 0 else {
                     s.skipWhitespace()
                     guard s.isAtEnd else { throw s.fail(.trailingData, at: s.position) }
                     return value
                 }
                 if dropNulls, case .null = value {
-                    if frame.isObject { keys.removeLast() }
+                    if top.isObject { stack.popKey() }
                 } else {
-                    values.append(value)
+                    stack.push(consume value)
                 }
                 s.skipWhitespace()
                 guard !s.isAtEnd else { throw s.endOfInput() }
@@ -215,30 +231,18 @@ public struct JSONParser: Sendable {
                 if byte == UInt8(ascii: ",") {
                     s.position &+= 1
                     s.skipWhitespace()
-                    if frame.isObject { try readMemberName(&s) }
+                    atMemberName = top.isObject
                     continue nextValue
                 }
-                if frame.isObject && byte == UInt8(ascii: "}") {
+                if byte == (top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     s.position &+= 1
-                    frames.removeLast()
-                    var members: [JSONObject.Member] = []
-                    members.reserveCapacity(values.count &- frame.valueStart)
-                    var k = frame.keyStart
-                    for v in frame.valueStart..<values.count {
-                        members.append(JSONObject.Member(key: keys[k], value: values[v]))
-                        k &+= 1
+                    if top.isObject {
+                        value = .object(JSONObject(stack.moveMembers(valueStart: top.valueStart, keyStart: top.keyStart)))
+                    } else {
+                        value = .array(stack.moveArray(from: top.valueStart))
                     }
-                    keys.removeSubrange(frame.keyStart...)
-                    values.removeSubrange(frame.valueStart...)
-                    value = .object(JSONObject(members))
-                    continue
-                }
-                if !frame.isObject && byte == UInt8(ascii: "]") {
-                    s.position &+= 1
-                    frames.removeLast()
-                    let elements = Array(values[frame.valueStart...])
-                    values.removeSubrange(frame.valueStart...)
-                    value = .array(elements)
+                    depth &-= 1
+                    if depth > 0 { top = outer.removeLast() }
                     continue
                 }
                 throw s.fail(.unexpectedByte, at: s.position)
@@ -246,13 +250,26 @@ public struct JSONParser: Sendable {
         }
     }
 
+    /// Scans a member name at the cursor and takes its `String` from the cache (or builds it
+    /// once). Only names go through the cache: values are far more often unique (ids, dates,
+    /// texts) and would evict the names, which repeat in every record.
+    @inline(__always)
+    private func makeKey(_ s: inout JSONScanner, _ cache: inout JSONStringCache, _ scratch: inout [UInt8]) throws(JSONError) -> String {
+        let scanned = try s.scanString(scratch: &scratch)
+        if scanned.isDecoded {
+            return String(decoding: scratch, as: UTF8.self)
+        }
+        return cache.string(start: scanned.start, length: scanned.end &- scanned.start)
+    }
+
     /// Scans a string at the cursor and builds its `String` once.
-    private func makeString(_ s: inout JSONScanner, scratch: inout [UInt8]) throws(JSONError) -> String {
+    @inline(__always)
+    private func makeString(_ s: inout JSONScanner, _ scratch: inout [UInt8]) throws(JSONError) -> String {
         let scanned = try s.scanString(scratch: &scratch)
         if scanned.isDecoded {
             return String(decoding: scratch, as: UTF8.self)
         }
         // SAFETY: start..<end lies within the input; the content was validated as UTF-8.
-        return String(decoding: UnsafeBufferPointer(start: s.base + scanned.start, count: scanned.end &- scanned.start), as: UTF8.self)
+        return JSONStringCache.make(s.base + scanned.start, scanned.end &- scanned.start)
     }
 }

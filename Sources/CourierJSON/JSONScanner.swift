@@ -75,6 +75,47 @@ struct JSONScanner {
         position &+= length
     }
 
+    /// The four bytes at `offset` as one little-endian word; callers check `offset + 4 <= count`.
+    @inline(__always)
+    func word32(at offset: Int) -> UInt32 {
+        // SAFETY: offset + 4 <= count (callers check); loadUnaligned has no alignment requirement.
+        UInt32(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self))
+    }
+
+    /// `null` at `position`: one four-byte compare; on a mismatch the byte-wise scan finds the
+    /// error's code and offset.
+    @inline(__always)
+    mutating func scanNull() throws(JSONError) {
+        // "null" as a little-endian word.
+        if position &+ 4 <= count && word32(at: position) == 0x6C6C_756E {
+            position &+= 4
+            return
+        }
+        try scanLiteral("null")
+    }
+
+    /// `true` at `position` (see `scanNull`).
+    @inline(__always)
+    mutating func scanTrue() throws(JSONError) {
+        // "true" as a little-endian word.
+        if position &+ 4 <= count && word32(at: position) == 0x6575_7274 {
+            position &+= 4
+            return
+        }
+        try scanLiteral("true")
+    }
+
+    /// `false` at `position` (see `scanNull`; the `f` is already known).
+    @inline(__always)
+    mutating func scanFalse() throws(JSONError) {
+        // "alse" as a little-endian word.
+        if position &+ 5 <= count && word32(at: position &+ 1) == 0x6573_6C61 {
+            position &+= 5
+            return
+        }
+        try scanLiteral("false")
+    }
+
     // MARK: Numbers — RFC 8259 §6
     //   number = [ minus ] int [ frac ] [ exp ]
     //   int    = zero / ( digit1-9 *DIGIT )
@@ -97,8 +138,7 @@ struct JSONScanner {
             // A leading zero may not be followed by more digits ("01", "-00").
             if p < count && base[p] &- UInt8(ascii: "0") < 10 { throw fail(.invalidNumber, at: p) }
         } else if first &- UInt8(ascii: "1") < 9 {
-            p &+= 1
-            while p < count && base[p] &- UInt8(ascii: "0") < 10 { p &+= 1 }
+            p = skipDigits(from: p &+ 1)
         } else {
             throw fail(.invalidNumber, at: p)  // "-" not followed by a digit: "-x", "-.5"
         }
@@ -106,8 +146,7 @@ struct JSONScanner {
             p &+= 1
             guard p < count else { throw endOfInput() }
             guard base[p] &- UInt8(ascii: "0") < 10 else { throw fail(.invalidNumber, at: p) }  // "1." "1.e5"
-            p &+= 1
-            while p < count && base[p] &- UInt8(ascii: "0") < 10 { p &+= 1 }
+            p = skipDigits(from: p &+ 1)
         }
         if p < count && (base[p] | 0x20) == UInt8(ascii: "e") {
             p &+= 1
@@ -117,11 +156,61 @@ struct JSONScanner {
                 guard p < count else { throw endOfInput() }
             }
             guard base[p] &- UInt8(ascii: "0") < 10 else { throw fail(.invalidNumber, at: p) }  // "1e", "1e+x"
-            p &+= 1
-            while p < count && base[p] &- UInt8(ascii: "0") < 10 { p &+= 1 }
+            p = skipDigits(from: p &+ 1)
         }
         position = p
         return start..<p
+    }
+
+    /// `scanNumber` with its commonest case inlined: a plain integer that does not start with 0
+    /// (ids, counts). Anything else — a sign, a leading zero, a fraction, an exponent, an error —
+    /// is scanned again from the start by `scanNumber`, so the result and errors are the same.
+    @inline(__always)
+    mutating func scanNumberFast() throws(JSONError) -> Range<Int> {
+        let start = position
+        // SAFETY: the caller saw a byte at position < count; p < count is checked before base[p].
+        if base[start] &- UInt8(ascii: "1") < 9 {
+            let p = skipDigits(from: start &+ 1)
+            if p == count || (base[p] != UInt8(ascii: ".") && base[p] | 0x20 != UInt8(ascii: "e")) {
+                position = p
+                return start..<p
+            }
+        }
+        return try scanNumber()
+    }
+
+    /// The index of the first byte at or after `start` that is not an ASCII digit (or `count`),
+    /// eight bytes at a time.
+    @inline(__always)
+    func skipDigits(from start: Int) -> Int {
+        var p = start
+        while p &+ 8 <= count {
+            // SAFETY: p + 8 <= count. Read as little-endian so byte order is memory order.
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
+            let mask = JSONScanner.nonDigitMask(word)
+            if mask != 0 { return p &+ (mask.trailingZeroBitCount >> 3) }
+            p &+= 8
+        }
+        // SAFETY: p < count checked first.
+        while p < count && base[p] &- UInt8(ascii: "0") < 10 { p &+= 1 }
+        return p
+    }
+
+    /// A mask with the high bit set in (at least) the lowest byte of `word` that is not `0`–`9`;
+    /// zero when all eight are digits. A byte is a digit when its high nibble is 3 and stays 3
+    /// after adding 6 (0x30–0x39). The add can carry out of a byte only from a byte >= 0xFA, a
+    /// non-digit, so it can only disturb bytes above the first non-digit: the lowest mark is exact.
+    @inline(__always)
+    static func nonDigitMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highNibbles = ones &* 0xF0
+        let threes = ones &* 0x30
+        let notThree = (word & highNibbles) ^ threes
+        let notThreeAfterSix = ((word &+ ones &* 0x06) & highNibbles) ^ threes
+        // Each byte of `either` is zero for a digit and has only high-nibble bits otherwise;
+        // halving then adding 0x78 sets bit 7 exactly for the non-zero bytes, without carries.
+        let either = notThree | notThreeAfterSix
+        return ((either >> 1) &+ ones &* 0x78) & (ones &* 0x80)
     }
 
     // MARK: Strings — RFC 8259 §7
@@ -143,9 +232,36 @@ struct JSONScanner {
     /// in place and not copied; strings with escapes are decoded into `scratch` (cleared first).
     /// - Parameter scratch: reusable storage for decoded content.
     /// - Returns: the raw content range and whether `scratch` holds the decoded text.
+    @inline(__always)
     mutating func scanString(scratch: inout [UInt8]) throws(JSONError) -> ScannedString {
         let contentStart = position &+ 1
-        var p = try scanPlainRun(from: contentStart)
+        // Fast path, inlined into the drivers: printable ASCII eight bytes at a time up to the
+        // first special byte; most strings (keys above all) end there at their closing quote.
+        var p = contentStart
+        while p &+ 8 <= count {
+            // SAFETY: p + 8 <= count; loadUnaligned has no alignment requirement.
+            let mask = JSONScanner.specialByteMask(UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
+            if mask != 0 {
+                #if _endian(little)
+                p &+= mask.trailingZeroBitCount >> 3
+                #endif
+                break
+            }
+            p &+= 8
+        }
+        // SAFETY: p < count checked first.
+        if p < count && base[p] == UInt8(ascii: "\"") {
+            position = p &+ 1
+            return ScannedString(start: contentStart, end: p, isDecoded: false)
+        }
+        return try scanStringSlowPath(contentStart: contentStart, from: p, scratch: &scratch)
+    }
+
+    /// The rest of `scanString` from `resume` (every byte before it is plain ASCII): UTF-8
+    /// sequences, escapes, and the errors.
+    @inline(never)
+    mutating func scanStringSlowPath(contentStart: Int, from resume: Int, scratch: inout [UInt8]) throws(JSONError) -> ScannedString {
+        var p = try scanPlainRun(from: resume)
         guard p < count else { throw endOfInput() }
         // SAFETY: p < count.
         var byte = base[p]

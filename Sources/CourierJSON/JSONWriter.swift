@@ -85,8 +85,7 @@ public enum JSONWriter {
             case .bool(let flag):
                 writeStatic(flag ? "true" : "false", to: &sink)
             case .number(let number):
-                var text = number.text
-                text.withUTF8 { sink.write(UnsafeRawBufferPointer($0)) }
+                number.withUTF8 { sink.write(UnsafeRawBufferPointer($0)) }
             case .string(let string):
                 JSONEscaping.writeQuoted(string, to: &sink)
             case .array(let elements):
