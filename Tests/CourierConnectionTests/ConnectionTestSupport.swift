@@ -39,7 +39,7 @@ private func withServerLocked(_ configuration: LoopbackServer.Configuration,
 }
 
 enum TestTLS {
-    static let ca: Certificate = try! Certificate.certificates(fromPEM: Array(TestPEM.caCertificate.utf8))[0]
+    static let ca: Certificate = try! Certificate.certificates(fromPEM: Array(LoopbackIdentity.caCertificatePEM.utf8))[0]
 
     static var client: TLSConfiguration {
         var configuration = TLSConfiguration()
@@ -48,7 +48,7 @@ enum TestTLS {
     }
 
     static var server: TLSServerConfiguration {
-        try! LoopbackServer.Configuration.tls(certificateChainPEM: TestPEM.serverCertificate, privateKeyPEM: TestPEM.serverKey)
+        try! LoopbackServer.Configuration.tls(certificateChainPEM: LoopbackIdentity.serverCertificatePEM, privateKeyPEM: LoopbackIdentity.serverKeyPEM)
     }
 
     static var wrongHostServer: TLSServerConfiguration {

@@ -63,8 +63,8 @@ extension LoopbackServerTests {
         }
 
         @Test func tlsServerStartsAndRejectsPlaintext() async throws {
-            let tls = try LoopbackServer.Configuration.tls(certificateChainPEM: TestPEM.serverCertificate,
-                                                           privateKeyPEM: TestPEM.serverKey)
+            let tls = try LoopbackServer.Configuration.tls(certificateChainPEM: LoopbackIdentity.serverCertificatePEM,
+                                                           privateKeyPEM: LoopbackIdentity.serverKeyPEM)
             try await withServer(.init(tls: tls)) { server, loop in
                 #expect(server.usesTLS)
                 let client = try await RawClient.connect(port: server.port, loop: loop)
