@@ -81,7 +81,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "CourierLoopbackServerTests", dependencies: ["CourierLoopbackServer", "CourierPosix", "CourierTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierLoopbackServer", "CourierTestSupport"],
+        .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierLoopbackServer", "CourierPool", "CourierTestSupport"],
                     swiftSettings: strict),
         // Against nginx, openssl s_server and scripted servers started by scripts/interop/run;
         // skipped (visibly) when run without them.

@@ -5,6 +5,7 @@ import Courier
 import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer
+import CourierPool
 import CourierTestSupport
 import Testing
 
@@ -83,6 +84,37 @@ extension ConnectionTests {
                 #expect(error?.code == .remoteClosed)
                 #expect(server.requestCount == 3, "first, the dropped one, and exactly one retry")
                 await pool.shutdown()
+            }
+        }
+    
+        @Test func theIdleTimeoutClosesAPooledConnection() async throws {
+            try await withServer { server in
+                var limits = PoolStateMachine.Limits()
+                limits.idleTimeout = .milliseconds(200)
+                let pool = ConnectionPool(limits: limits)
+                let origin = ConnectionPool.Origin(scheme: "http", host: "127.0.0.1", port: server.port)
+                let body = try await fetch(pool, origin, .get, "/bytes/3")
+                #expect(body == "abc")
+                #expect(await pool.connectionCount(for: origin) == 1)
+                // The machine's timer fires through the shell's task and closes the idle connection.
+                #expect(await eventually(.seconds(3)) { server.openConnections == 0 })
+                #expect(await pool.connectionCount(for: origin) == 0)
+                // The next request dials afresh.
+                let again = try await fetch(pool, origin, .get, "/bytes/3")
+                #expect(again == "abc")
+                #expect(server.acceptedConnections == 2)
+                await pool.shutdown()
+            }
+        }
+
+        @Test func shutdownClosesEveryConnectionAndRefusesNewRequests() async throws {
+            try await withServer { server in
+                let pool = ConnectionPool()
+                let origin = ConnectionPool.Origin(scheme: "http", host: "127.0.0.1", port: server.port)
+                _ = try await fetch(pool, origin, .get, "/bytes/1")
+                await pool.shutdown()
+                #expect(await eventually(.seconds(3)) { server.openConnections == 0 })
+                await #expect(throws: PoolError.self) { _ = try await fetch(pool, origin, .get, "/bytes/1") }
             }
         }
     }
