@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "CourierPool", targets: ["CourierPool"]),
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
+        .library(name: "CourierCompression", targets: ["CourierCompression"]),
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
         .library(name: "CourierLoopbackServer", targets: ["CourierLoopbackServer"]),
         .library(name: "Courier", targets: ["Courier"]),
@@ -39,17 +40,23 @@ let package = Package(
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "CourierTLS", dependencies: ["CourierBytes", "CCourierOpenSSL"], swiftSettings: strict),
 
+        // The system zlib, imported only by CourierCompression: gzip/deflate content coding
+        // (docs/compression.md). No I/O, no clock; zlib is the only thing it calls.
+        .systemLibrary(name: "CCourierZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "CourierCompression", dependencies: ["CourierBytes", "CCourierZlib"], swiftSettings: strict),
+
         // The one door to the kernel (design §7): the only module that imports Glibc.
         .target(name: "CCourierLinux"),
         .target(name: "CourierPosix", dependencies: ["CourierBytes", "CCourierLinux"], swiftSettings: strict),
 
         // The embedded HTTP/1.1 test server (plain and TLS) on 127.0.0.1.
-        .target(name: "CourierLoopbackServer", dependencies: ["CourierBytes", "CourierHTTP1", "CourierPosix", "CourierTLS"],
+        .target(name: "CourierLoopbackServer", dependencies: ["CourierBytes", "CourierHTTP1", "CourierPosix", "CourierTLS",
+                                                              "CourierCompression"],
                 swiftSettings: strict),
         // The public client: the low-level connection API (Connection/) and AFNetworking's request
         // and response serializers (Serialization/); the session joins later.
         .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart",
-                                                "CourierPosix", "CourierTLS", "CourierPool"],
+                                                "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression"],
                 swiftSettings: strict),
 
         // `courier`: the command-line tool (design §9), with `courier bench`.
@@ -69,6 +76,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "CourierJSONTests", dependencies: ["CourierJSON", "CourierTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "CourierCompressionTests", dependencies: ["CourierCompression", "CourierTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "CourierPoolTests", dependencies: ["CourierPool"], swiftSettings: strict),
         .testTarget(name: "CourierMultipartTests", dependencies: ["CourierMultipart", "CourierTestSupport"],
                     swiftSettings: strict),
@@ -79,7 +88,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierPosix", "CourierTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "CourierLoopbackServerTests", dependencies: ["CourierLoopbackServer", "CourierPosix", "CourierTestSupport"],
+        .testTarget(name: "CourierLoopbackServerTests", dependencies: ["CourierLoopbackServer", "CourierCompression", "CourierPosix",
+                                                                   "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierLoopbackServer", "CourierPool", "CourierTestSupport"],
                     swiftSettings: strict),
