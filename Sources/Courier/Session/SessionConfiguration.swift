@@ -1,6 +1,7 @@
 // SessionConfiguration: everything a Session needs to know, as one value (AFNetworking's
 // NSURLSessionConfiguration plus the manager's properties). Defaults are design §5's.
 
+import CourierCompression
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
@@ -42,12 +43,10 @@ public struct SessionConfiguration: Sendable {
     /// Whether requests carry `Accept-Encoding: gzip, deflate` and bodies are decoded while
     /// streaming. Default false (curl without `--compressed`).
     public var acceptsCompressedResponses: Bool = false
-    /// The largest decoded body of a compressed response, whatever `maximumDownloadSize` says.
-    /// Default 1 GiB.
-    public var maximumDecodedSize: UInt64 = 1 << 30
-    /// The largest expansion ratio of a compressed response once 1 MiB was decoded (Apache
-    /// mod_deflate's `DeflateInflateRatioLimit` is 200). Default 1000.
-    public var maximumDecodingRatio: UInt64 = 1000
+    /// Limits on decoding a compressed response (docs/compression.md): expansion ratio 200 after
+    /// 1 MiB (Apache mod_deflate's precedent), decoded size 1 GiB here; `maximumDownloadSize`
+    /// lowers the decoded size further.
+    public var decompressionLimits = DecompressionLimits(maximumDecodedSize: 1 << 30)
     /// Basic credentials sent with every request that has no Authorization field (curl `-u`).
     public var credential: Credential? = nil
     /// Asked before each redirect is followed; may change the next request or refuse it.

@@ -1,7 +1,10 @@
 // SessionError: the one error type of the session layer (design §6). A stable code from a closed
 // set, the redacted URL, and the underlying error where there is one: a transport failure keeps its
-// ConnectionError, a serializer failure its ResponseSerializationError. `curlExitCode` is the table
+// ConnectionError, a serializer failure its ResponseSerializationError, a decoding failure its
+// ContentDecodingError. `curlExitCode` is the table
 // of design §9, `afNetworkingCode` the NSURLError numbers AFNetworking users know.
+
+import CourierCompression
 
 /// An error from a session task.
 public struct SessionError: Error, Sendable, CustomStringConvertible {
@@ -65,6 +68,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public var connectionError: ConnectionError?
     /// The serializer's error, for `.serialization`.
     public var serializationError: ResponseSerializationError?
+    /// The content decoder's error, for `.badContentEncoding` and `.decodedSizeExceeded`.
+    public var decodingError: ContentDecodingError?
     /// The errno of a file operation, for `.fileWriteFailed` and `.fileReadFailed`.
     public var errnoValue: Int32?
 
@@ -100,7 +105,9 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .tooManyRedirects, .redirectLoop: return 47
         case .redirectRefused: return 47
         case .badContentEncoding: return 61
-        case .decodedSizeExceeded: return 63
+        case .decodedSizeExceeded:
+            // The decoded size limit is curl's 63 (--max-filesize); a ratio bomb is bad content (61).
+            return decodingError?.code == .ratioExceeded ? 61 : 63
         case .fileTooLarge: return 63
         case .bodyTooLarge: return 63
         case .resumeMismatch, .rangeNotSatisfiable: return 33
