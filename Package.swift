@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "CourierLoopbackServerTests", dependencies: ["CourierLoopbackServer", "CourierCompression", "CourierPosix",
                                                                    "CourierTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierLoopbackServer", "CourierPool", "CourierTestSupport"],
+        .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPool", "CourierPosix", "CourierTestSupport"],
                     swiftSettings: strict),
         // Against nginx, openssl s_server and scripted servers started by scripts/interop/run;
         // skipped (visibly) when run without them.

@@ -55,6 +55,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     private var handshakeWaiter: LoopPromise<Void>?
     private var writeWaiter: LoopPromise<Void>?
+    /// A file range being sent with sendfile(2) after `output` drains (plain connections only).
+    private var pendingFile: (file: File, offset: Int64, remaining: Int)?
     private var readWaiter: (promise: LoopPromise<ReadOutcome>, mode: ReadMode)?
 
     private var lastActivity = Instant.now()
@@ -206,6 +208,24 @@ final class ConnectionCore: @unchecked Sendable {
         }
         bodyWritten += count
         guard enqueue(list) else { promise.fail(failure!); return }
+        startWrite(promise)
+    }
+
+    /// Queues a range of a file as the next piece of a Content-Length body, sent with sendfile(2):
+    /// the bytes go from the page cache to the socket without entering this process (design §3).
+    /// Plain connections only; TLS must encrypt, so its callers read the file instead.
+    func writeFile(_ file: File, offset: Int64, count: Int, promise: LoopPromise<Void>) {
+        if let failure { promise.fail(failure); return }
+        guard tls == nil, requestBodyOpen, writeWaiter == nil, case .contentLength(let length) = requestFraming else {
+            promise.fail(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
+            return
+        }
+        guard bodyWritten + UInt64(count) <= length else {
+            promise.fail(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
+            return
+        }
+        bodyWritten += UInt64(count)
+        if count > 0 { pendingFile = (file, offset, count) }
         startWrite(promise)
     }
 
@@ -467,6 +487,28 @@ final class ConnectionCore: @unchecked Sendable {
                 return
             }
         }
+        while let pending = pendingFile {
+            do {
+                switch try socket.sendFile(pending.file, offset: pending.offset, count: pending.remaining) {
+                case .processed(let n):
+                    guard n > 0 else {
+                        // The file ended before the range: it shrank while being sent.
+                        pendingFile = nil
+                        fail(ConnectionError(.invalidRequest, "the upload file ended \(pending.remaining) bytes early"))
+                        return
+                    }
+                    touch()
+                    pendingFile = n == pending.remaining ? nil : (pending.file, pending.offset + Int64(n), pending.remaining - n)
+                case .wouldBlock:
+                    updateInterest()
+                    return
+                }
+            } catch {
+                pendingFile = nil
+                fail(.from(io: error, writing: true))
+                return
+            }
+        }
         if let waiter = writeWaiter {
             writeWaiter = nil
             waiter.succeed(())
@@ -478,7 +520,7 @@ final class ConnectionCore: @unchecked Sendable {
         guard let registration else { return }
         var wanted: EventLoop.Interest = []
         if readWaiter != nil || handshakeWaiter != nil { wanted.insert(.readable) }
-        if !output.isEmpty { wanted.insert(.writable) }
+        if !output.isEmpty || pendingFile != nil { wanted.insert(.writable) }
         guard wanted != interest else { return }
         do {
             try loop.setInterest(wanted, for: registration)
@@ -564,6 +606,7 @@ final class ConnectionCore: @unchecked Sendable {
         registration = nil
         interest = []
         output = GatherList()
+        pendingFile = nil
         try? socket.close()
         self.socket = nil
     }

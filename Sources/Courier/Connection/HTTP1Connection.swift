@@ -277,6 +277,19 @@ public final class HTTP1Connection: Sendable {
         try await run { (promise: LoopPromise<Void>) in core.writeBody(buffer, promise: promise) }
     }
 
+    /// Writes `count` bytes of `file` from `offset` as part of a Content-Length request body, with
+    /// sendfile(2) (zero copy). Plain connections only: over TLS read the file and `writeBody`.
+    /// - Parameters:
+    ///   - file: an open file (kept open by the caller until this returns).
+    ///   - offset: the file offset of the first byte.
+    ///   - count: the number of bytes.
+    /// - Throws: `ConnectionError` (`invalidRequest` on TLS, for chunked bodies, when the count
+    ///   exceeds the declared length or the file is shorter than the range).
+    public func writeFile(_ file: File, offset: Int64, count: Int) async throws(ConnectionError) {
+        let core = self.core
+        try await run { (promise: LoopPromise<Void>) in core.writeFile(file, offset: offset, count: count, promise: promise) }
+    }
+
     /// Ends the request body: the last chunk (with `trailers`) for chunked bodies; a check that
     /// every declared byte was written for Content-Length bodies.
     /// - Parameter trailers: trailer fields (chunked bodies only).

@@ -317,18 +317,32 @@ struct Transfer: Sendable {
                 report()
             }
         case .multipart(let form):
+            // Segments: framing and in-memory parts as shared slices, file ranges with sendfile on
+            // plain connections (zero copy) or read into one buffer over TLS.
             var stream = form.makeBodyStream(fileSystem: PosixFileSystem())
+            var openFile: (path: String, file: File)?
+            defer { try? openFile?.file.close() }
             while true {
-                var chunk = ByteBuffer()
-                let n: Int
-                do {
-                    n = try stream.read(into: &chunk, maxBytes: 256 * 1024)
-                } catch {
+                let segment: MultipartSegment?
+                do { segment = try stream.nextSegment(maxBytes: 1 << 20) } catch {
                     throw SessionError(.fileReadFailed, "reading a multipart part failed: \(error)", url: request.uri.redactedDescription)
                 }
-                if n == 0 { break }
-                try await connection.writeBody(chunk)
-                sent += UInt64(n)
+                guard let segment else { break }
+                switch segment {
+                case .bytes(let bytes):
+                    try await connection.writeBody(bytes)
+                case .file(let range):
+                    if openFile?.path != range.path {
+                        try? openFile?.file.close()
+                        do { openFile = (range.path, try File.open(range.path)) } catch {
+                            stream.fileSegmentFailed(range, bytesTransferred: 0, underlying: error)
+                            throw SessionError(.fileReadFailed, "cannot open \(range.path): \(error)", url: request.uri.redactedDescription)
+                        }
+                    }
+                    try await writeRange(of: openFile!.file, path: range.path, offset: Int64(range.offset), count: range.length,
+                                         on: connection, url: request.uri.redactedDescription)
+                }
+                sent += UInt64(segment.count)
                 report()
             }
         case .file(let path):
@@ -337,19 +351,14 @@ struct Transfer: Sendable {
                 throw SessionError(.fileReadFailed, "cannot open the upload file \(path): \(error)", url: request.uri.redactedDescription)
             }
             defer { try? file.close() }
-            while true {
-                if let total, sent >= total { break }
-                var chunk = ByteBuffer()
-                let want = total.map { Int(min($0 - sent, 256 * 1024)) } ?? 256 * 1024
-                let n: Int
-                do { n = try file.read(into: &chunk, maxBytes: want, at: Int64(sent)) } catch {
-                    throw SessionError(.fileReadFailed, "reading the upload file \(path) failed: \(error)", url: request.uri.redactedDescription)
-                }
-                if n == 0 {
-                    throw SessionError(.fileReadFailed, "the upload file \(path) became shorter while it was sent", url: request.uri.redactedDescription)
-                }
-                try await connection.writeBody(chunk)
-                sent += UInt64(n)
+            let count = Int(total ?? 0)
+            var offset = 0
+            while offset < count {
+                let piece = min(count - offset, 1 << 20)
+                try await writeRange(of: file, path: path, offset: Int64(offset), count: piece, on: connection,
+                                     url: request.uri.redactedDescription)
+                offset += piece
+                sent += UInt64(piece)
                 report()
             }
         case .stream(_, let stream):
@@ -383,6 +392,26 @@ struct Transfer: Sendable {
         }
         try await connection.finishBody()
         return sent
+    }
+
+    /// Sends a file range: sendfile on plain connections, read-and-write over TLS.
+    private func writeRange(of file: File, path: String, offset: Int64, count: Int, on connection: HTTP1Connection,
+                            url: String) async throws {
+        if !connection.usesTLS {
+            try await connection.writeFile(file, offset: offset, count: count)
+            return
+        }
+        var done = 0
+        while done < count {
+            var chunk = ByteBuffer()
+            let n: Int
+            do { n = try file.read(into: &chunk, maxBytes: min(count - done, 256 * 1024), at: offset + Int64(done)) } catch {
+                throw SessionError(.fileReadFailed, "reading \(path) failed: \(error)", url: url)
+            }
+            if n == 0 { throw SessionError(.fileReadFailed, "\(path) became shorter while it was sent", url: url) }
+            try await connection.writeBody(chunk)
+            done += n
+        }
     }
 
     // MARK: Receiving
