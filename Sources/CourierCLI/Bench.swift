@@ -71,18 +71,9 @@ extension Bench {
         @Flag(help: "Send it as a multipart/form-data file part.") var multipart = false
 
         func run() async throws {
-            let contents = try readWholeFile(file)
-            if multipart {
-                var random = SystemRandomNumberGenerator()
-                var form = MultipartForm(boundary: MultipartBoundary(using: &random))
-                let name = file.split(separator: "/").last.map(String.init) ?? "file"
-                try form.appendData(contents, name: "file", fileName: name, mimeType: MultipartMIMEType.forFileName(name))
-                var body = ByteBuffer(capacity: Int(form.contentLength))
-                try form.render(into: &body)
-                print(try await BenchClient.upload(try options.target(), body: body, contentType: form.contentType).line)
-            } else {
-                print(try await BenchClient.upload(try options.target(), body: contents, contentType: "application/octet-stream").line)
-            }
+            // Streamed from the file (sendfile on plain connections): memory stays flat whatever
+            // the file's size.
+            print(try await BenchClient.upload(try options.target(), file: file, multipart: multipart).line)
         }
     }
 }
@@ -116,30 +107,101 @@ extension Bench {
             trust.trustRoots = .certificates(try Certificate.certificates(fromPEM: Array(LoopbackIdentity.caCertificatePEM.utf8)))
 
             let requests = quick ? 2_000 : 20_000
+            let tlsRequests = quick ? 1_000 : 5_000
+            let handshakes = quick ? 100 : 500
             let large = quick ? 16 << 20 : 256 << 20
-            let upload = ByteBuffer(bytes: [UInt8](repeating: 0x61, count: quick ? 16 << 20 : 64 << 20))
-            print("courier \(CourierVersion.string) bench — loopback server on 127.0.0.1 (plain :\(plain.port), TLS :\(tlsServer.port))")
-            print(pad("workload", 36, right: true) + pad("transport", 10, right: true) + pad("requests", 10) + pad("bytes", 12)
-                  + pad("seconds", 10) + pad("req/s", 11) + pad("MB/s", 10))
-            for (name, server, tls) in [("plain", plain, nil as TLSConfiguration?), ("TLS", tlsServer, trust)] {
-                let host = "localhost"
-                func target(_ path: String) -> BenchTarget { BenchTarget(host: host, port: server.port, tls: tls, target: path) }
-                let rows: [(String, BenchResult)] = [
-                    ("GET 1 KiB, 1 connection", try await BenchClient.get(target("/bytes/1024"), requests: requests, connections: 1)),
-                    ("GET 1 KiB, 8 connections", try await BenchClient.get(target("/bytes/1024"), requests: requests, connections: 8)),
-                    ("download \(large >> 20) MiB (Content-Length)", try await BenchClient.download(target("/bytes/\(large)"))),
-                    ("download \(large >> 20) MiB (chunked, 16 KiB)", try await BenchClient.download(target("/chunked/\(large)?chunk=16384"))),
-                    ("upload \(upload.readableBytes >> 20) MiB", try await BenchClient.upload(target("/upload"), body: upload, contentType: "application/octet-stream")),
-                ]
-                for (workload, result) in rows {
-                    print(pad(workload, 36, right: true) + pad(name, 10, right: true) + pad(String(result.requests), 10)
-                          + pad(String(result.bytes), 12) + pad(fixed(result.seconds, 3), 10)
-                          + pad(fixed(Double(result.requests) / result.seconds, 0), 11)
-                          + pad(fixed(Double(result.bytes) / result.seconds / 1e6, 1), 10))
-                }
+            let uploadPath = try BenchFile.make(size: large)
+            defer { try? File.remove(uploadPath) }
+
+            func plainTarget(_ path: String) -> BenchTarget { BenchTarget(host: "localhost", port: plain.port, tls: nil, target: path) }
+            func tlsTarget(_ path: String) -> BenchTarget { BenchTarget(host: "localhost", port: tlsServer.port, tls: trust, target: path) }
+            let mib = large >> 20
+            let workloads: [(String, String, Bool, () async throws -> BenchResult)] = [
+                ("GET 1 KiB, 1 connection", "plain", false, { try await BenchClient.get(plainTarget("/bytes/1024"), requests: requests, connections: 1) }),
+                ("GET 1 KiB, 16 connections", "plain", false, { try await BenchClient.get(plainTarget("/bytes/1024"), requests: requests, connections: 16) }),
+                ("download \(mib) MiB (Content-Length)", "plain", true, { try await BenchClient.download(plainTarget("/bytes/\(large)")) }),
+                ("download \(mib) MiB (chunked, 16 KiB)", "plain", true, { try await BenchClient.download(plainTarget("/chunked/\(large)?chunk=16384")) }),
+                ("multipart upload of a \(mib) MiB file", "plain", true, { try await BenchClient.upload(plainTarget("/upload"), file: uploadPath, multipart: true) }),
+                ("download \(mib) MiB (Content-Length)", "TLS", true, { try await BenchClient.download(tlsTarget("/bytes/\(large)")) }),
+                ("GET 1 KiB, 1 connection", "TLS", false, { try await BenchClient.get(tlsTarget("/bytes/1024"), requests: tlsRequests, connections: 1) }),
+                ("GET 1 KiB, new connection each", "TLS", false, {
+                    try await BenchClient.get(tlsTarget("/bytes/1024"), requests: handshakes, connections: 1, keepAlive: false) }),
+            ]
+            print("courier \(Courier.CourierVersion.version) bench — embedded loopback server on 127.0.0.1 (plain :\(plain.port), TLS :\(tlsServer.port))")
+            print(pad("workload", 38, right: true) + pad("transport", 10, right: true) + pad("requests", 9) + pad("seconds", 9)
+                  + pad("rate", 14) + pad("CPU", 16) + pad("peak RSS", 10))
+            for (name, transport, isBulk, body) in workloads {
+                ProcessUsage.resetPeakMemory()
+                let before = ProcessUsage.cpuSeconds()
+                let result = try await body()
+                let cpu = ProcessUsage.cpuSeconds() - before
+                let peak = ProcessUsage.peakMemoryBytes()
+                let rate = isBulk ? fixed(Double(result.bytes) / result.seconds / 1e6, 0) + " MB/s"
+                                  : fixed(Double(result.requests) / result.seconds, 0) + " req/s"
+                let cost = isBulk ? fixed(cpu / (Double(result.bytes) / 1e9), 2) + " s/GB"
+                                  : fixed(cpu / Double(result.requests) * 1e6, 1) + " µs/req"
+                print(pad(name, 38, right: true) + pad(transport, 10, right: true) + pad(String(result.requests), 9)
+                      + pad(fixed(result.seconds, 2), 9) + pad(rate, 14) + pad(cost, 16)
+                      + pad(peak.map { fixed(Double($0) / 1048576, 1) + " MiB" } ?? "?", 10))
             }
+            print("CPU is this process's user + system time (the embedded server's included); peak RSS is reset before each workload.")
             await plain.shutdown()
             await tlsServer.shutdown()
         }
+    }
+}
+
+/// A file of deterministic bytes for the upload workload, written in 1 MiB pieces.
+enum BenchFile {
+    static func make(size: Int) throws -> String {
+        let file = try File.makeTemporary(in: "/tmp", prefix: "courier-bench-")
+        var piece = ByteBuffer(capacity: 1 << 20)
+        for i in 0..<(1 << 20) { piece.writeInteger(UInt8(truncatingIfNeeded: i &* 131 &+ 7)) }
+        var offset = 0
+        while offset < size {
+            let n = min(size - offset, 1 << 20)
+            try file.write(piece.getSlice(at: piece.readerIndex, length: n)!, at: Int64(offset))
+            offset += n
+        }
+        try file.close()
+        return file.path
+    }
+}
+
+/// CPU time and peak memory of this process, from /proc (no Glibc outside CourierPosix).
+enum ProcessUsage {
+    /// User + system CPU seconds (/proc/self/stat fields 14 and 15, in clock ticks of 1/100 s).
+    static func cpuSeconds() -> Double {
+        guard let text = read("/proc/self/stat"), let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / 100
+    }
+
+    /// VmHWM from /proc/self/status, in bytes.
+    static func peakMemoryBytes() -> Int? {
+        guard let text = read("/proc/self/status") else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+            return digits.map { $0 * 1024 }
+        }
+        return nil
+    }
+
+    /// Resets VmHWM to the current RSS (proc(5): writing 5 to clear_refs).
+    static func resetPeakMemory() {
+        guard let file = try? File.open("/proc/self/clear_refs", access: .writeOnly) else { return }
+        try? file.write(ByteBuffer(string: "5"), at: 0)
+        try? file.close()
+    }
+
+    private static func read(_ path: String) -> String? {
+        guard let file = try? File.open(path) else { return nil }
+        defer { try? file.close() }
+        var buffer = ByteBuffer()
+        var offset: Int64 = 0
+        while let n = try? file.read(into: &buffer, maxBytes: 4096, at: offset), n > 0 { offset += Int64(n) }
+        return buffer.readableString
     }
 }

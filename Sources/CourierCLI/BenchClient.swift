@@ -4,7 +4,10 @@
 import Courier
 import CourierBytes
 import CourierHTTP1
+import CourierMultipart
+import CourierPosix
 import CourierTLS
+import CourierURL
 
 struct BenchTarget: Sendable {
     var host: String
@@ -66,25 +69,44 @@ enum BenchClient {
         try await get(target, requests: 1, connections: 1)
     }
 
-    /// One POST of `body` (sent in 1 MiB pieces of the same buffer, so nothing is copied).
-    static func upload(_ target: BenchTarget, body: ByteBuffer, contentType: String) async throws -> BenchResult {
-        let start = ContinuousClock.now
-        let connection = try await connect(target)
-        try await connection.sendHead(method: .post, target: target.target, headers: ["Content-Type": contentType],
-                                      body: .known(UInt64(body.readableBytes)))
-        var offset = 0
-        let piece = 1 << 20
-        while offset < body.readableBytes {
-            let length = min(piece, body.readableBytes - offset)
-            try await connection.writeBody(body.getSlice(at: body.readerIndex + offset, length: length)!)
-            offset += length
+    /// One POST of the file at `path`, through a Session upload task: a multipart form with one
+    /// file part, or the raw file. File bytes go out with sendfile(2) on plain connections and
+    /// through one buffer over TLS, so memory stays flat whatever the size.
+    static func upload(_ target: BenchTarget, file path: String, multipart: Bool) async throws -> BenchResult {
+        var configuration = SessionConfiguration()
+        if let tls = target.tls { configuration.tls = tls }
+        let session = Session(configuration: configuration)
+        let scheme = target.tls == nil ? "http" : "https"
+        let uri = try URI(parsing: "\(scheme)://\(target.host):\(target.port)\(target.target)")
+        let source: UploadSource
+        var headers = HTTPHeaders()
+        let size: Int
+        if multipart {
+            var random = SystemRandomNumberGenerator()
+            var form = MultipartForm(boundary: MultipartBoundary(using: &random))
+            try form.appendFile(atPath: path, name: "file", fileSystem: PosixFileSystem())
+            headers.add(name: "Content-Type", value: form.contentType)
+            size = Int(form.contentLength)
+            source = .multipart(form)
+        } else {
+            headers.add(name: "Content-Type", value: "application/octet-stream")
+            let file = try File.open(path)
+            size = Int(try file.size())
+            try file.close()
+            source = .file(path: path)
         }
-        try await connection.finishBody()
-        let response = try await connection.receiveResponse()
-        _ = try await response.body.collect(upTo: 1 << 20)
-        await connection.close()
-        guard (200..<300).contains(response.status) else { throw BenchError.status(response.status) }
-        return BenchResult(requests: 1, bytes: body.readableBytes, seconds: seconds(since: start))
+        let start = ContinuousClock.now
+        let task = session.uploadTask(with: HTTPRequest(method: .post, uri: uri, headers: headers), from: source)
+        task.resume()
+        let response = await task.response()
+        let seconds = seconds(since: start)
+        await session.invalidateAndCancel()
+        guard let status = response.head?.status else {
+            _ = try response.result.get()
+            throw BenchError.status(0)
+        }
+        guard (200..<300).contains(status) else { throw BenchError.status(status) }
+        return BenchResult(requests: 1, bytes: size, seconds: seconds)
     }
 }
 
