@@ -118,7 +118,7 @@ extension Bench {
             let requests = quick ? 2_000 : 20_000
             let large = quick ? 16 << 20 : 256 << 20
             let upload = ByteBuffer(bytes: [UInt8](repeating: 0x61, count: quick ? 16 << 20 : 64 << 20))
-            print("courier \(CourierVersion.string) bench — loopback server on 127.0.0.1 (plain :\(plain.port), TLS :\(tlsServer.port))")
+            print("courier \(CourierVersion.version) bench — loopback server on 127.0.0.1 (plain :\(plain.port), TLS :\(tlsServer.port))")
             print(pad("workload", 36, right: true) + pad("transport", 10, right: true) + pad("requests", 10) + pad("bytes", 12)
                   + pad("seconds", 10) + pad("req/s", 11) + pad("MB/s", 10))
             for (name, server, tls) in [("plain", plain, nil as TLSConfiguration?), ("TLS", tlsServer, trust)] {
