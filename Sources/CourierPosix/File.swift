@@ -148,3 +148,10 @@ public final class File: @unchecked Sendable {
     /// - Throws: `Errno` (ENOENT, EACCES, EISDIR, ...).
     public static func remove(_ path: String) throws(Errno) { try Sys.unlink(path) }
 }
+
+extension File {
+    /// Sets the file's length (ftruncate): cuts it, or extends it with zeros.
+    /// - Parameter length: the new length.
+    /// - Throws: `Errno`.
+    public func truncate(to length: Int64) throws(Errno) { try Sys.truncate(fileDescriptor, to: length) }
+}

@@ -403,6 +403,11 @@ enum Sys {
         return Int64(info.st_size)
     }
 
+    /// ftruncate(2).
+    static func truncate(_ fd: CInt, to length: Int64) throws(Errno) {
+        try retryingNonBlocking("ftruncate") { raw(Glibc.ftruncate(fd, off_t(length))) }
+    }
+
     /// fsync(2).
     static func sync(_ fd: CInt) throws(Errno) {
         try retryingNonBlocking("fsync") { raw(Glibc.fsync(fd)) }

@@ -46,7 +46,7 @@ final class ConnectionCore: @unchecked Sendable {
     private var socket: Socket?
     private var registration: EventLoop.Registration?
     private var interest: EventLoop.Interest = []
-    private var tls: TLSConnection?
+    private(set) var tls: TLSConnection?
     private var machine: HTTP1ClientConnection
     private var cipherBuffer = ByteBuffer()
     private var output = GatherList()

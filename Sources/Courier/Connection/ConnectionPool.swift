@@ -51,11 +51,16 @@ public actor ConnectionPool {
     private var discarded: Set<ConnectionID> = []
     private var waiting: [RequestID: CheckedContinuation<ConnectionID, any Error>] = [:]
     private var leases: [RequestID: ConnectionID] = [:]
-    private var failures: [RequestID: PoolError] = [:]
+    private var failures: [RequestID: any Error] = [:]
     private var nextRequest: UInt64 = 0
     private var timer: Task<Void, Never>?
     private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
     private var isShutDown = false
+    /// Why recent connection attempts failed, by the token passed to the machine as `underlying`,
+    /// so a request failed for `connectFailed` gets the real ConnectionError (its curl code: 6, 7,
+    /// 28, 35, 60, 90 differ). Only the most recent 64 are kept.
+    private var connectErrors: [Int: ConnectionError] = [:]
+    private var nextConnectErrorToken = 0
 
     /// Creates a pool.
     /// - Parameters:
@@ -164,7 +169,11 @@ public actor ConnectionPool {
                 } else {
                     leases[request] = connection
                 }
-            case .failRequest(let request, let error):
+            case .failRequest(let request, let poolError):
+                var error: any Error = poolError
+                if poolError.code == .connectFailed, let token = poolError.underlying, let cause = connectErrors[token] {
+                    error = cause
+                }
                 if let continuation = waiting.removeValue(forKey: request) {
                     continuation.resume(throwing: error)
                 } else {
@@ -204,8 +213,11 @@ public actor ConnectionPool {
 
     private func failedToConnect(_ id: ConnectionID, _ error: any Error) {
         if discarded.remove(id) != nil { return }
-        let code = (error as? ConnectionError).map { Int($0.curlExitCode) }
-        run(machine.connectionFailedToConnect(id, underlying: code))
+        nextConnectErrorToken += 1
+        let token = nextConnectErrorToken
+        connectErrors[token] = ConnectionError.from(error)
+        connectErrors[token - 64] = nil
+        run(machine.connectionFailedToConnect(id, underlying: token))
     }
 
     private func timerFired() {

@@ -12,6 +12,7 @@ import CourierBytes
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
+import Synchronization
 
 /// One HTTP/1.1 connection to an origin, plain or TLS, usable without any session object.
 ///
@@ -32,6 +33,13 @@ public final class HTTP1Connection: Sendable {
     public let usesTLS: Bool
     /// The peer's address.
     public let remoteAddress: SocketAddress?
+    /// How long each phase of establishing the connection took.
+    public var timings: ConnectionTimings { timingsStorage.withLock { $0 } }
+    /// The number of request heads sent on this connection so far (0: a fresh connection).
+    public var requestCount: Int { requests.load(ordering: .relaxed) }
+
+    private let timingsStorage = Mutex(ConnectionTimings())
+    private let requests = Atomic<Int>(0)
 
     private init(core: ConnectionCore, host: String, port: UInt16, usesTLS: Bool, remoteAddress: SocketAddress?) {
         self.core = core
@@ -63,8 +71,11 @@ public final class HTTP1Connection: Sendable {
         let started = Instant.now()
         var connectBudget = options.connectTimeout
         if let total = options.totalTimeout, total < connectBudget { connectBudget = total }
+        if let phase = options.connectionPhaseTimeout, phase < connectBudget { connectBudget = phase }
+        var timings = ConnectionTimings()
 
         let addresses = try await resolve(host: host, port: port, resolver: resolver, within: connectBudget)
+        timings.resolution = Instant.now() - started
         let socket: Socket
         do {
             let remaining = connectBudget - (Instant.now() - started)
@@ -79,9 +90,16 @@ public final class HTTP1Connection: Sendable {
             throw ConnectionError.from(error)
         }
         let remote = try? socket.remoteAddress()
+        timings.connect = Instant.now() - started - (timings.resolution ?? .zero)
 
         var engine: TLSConnection?
-        if let tls {
+        if var tls {
+            if options.serverTrustHandler != nil {
+                // The handler may trust what verification would refuse: record, decide afterwards.
+                tls.certificateVerification = .none
+            } else if let policy = options.securityPolicy {
+                tls.certificateVerification = weaker(tls.certificateVerification, policy.requiredVerification)
+            }
             do {
                 let context = try TLSClientContext.shared(for: tls)
                 engine = try TLSConnection(context: context, host: host, port: Int(port))
@@ -94,16 +112,59 @@ public final class HTTP1Connection: Sendable {
         let connection = HTTP1Connection(core: core, host: host, port: port, usesTLS: tls != nil, remoteAddress: remote)
         do {
             try await loop.submit { try core.attach() }
-            if engine != nil {
-                let deadline = options.totalTimeout.map { started + $0 }
+            if let engine {
+                var bound = options.totalTimeout.map { started + $0 }
+                if let phase = options.connectionPhaseTimeout {
+                    bound = min(bound ?? started + phase, started + phase)
+                }
+                let deadline = bound
+                let handshakeStarted = Instant.now()
                 try await connection.run { (promise: LoopPromise<Void>) in core.handshake(promise, deadline: deadline) }
+                timings.tlsHandshake = Instant.now() - handshakeStarted
+                _ = engine
+                try await connection.decideTrust(tls: tls!, options: options)
             } else {
                 try await loop.submit { core.markReady() }
             }
         } catch {
             throw connection.closing(ConnectionError.from(error))
         }
+        let finalTimings = timings
+        connection.timingsStorage.withLock { $0 = finalTimings }
         return connection
+    }
+
+    /// The server-trust step after a handshake: the challenge handler first (AFNetworking asks its
+    /// delegate before evaluating), then the security policy. A failure leaves the engine failed.
+    private func decideTrust(tls: TLSConfiguration, options: HTTP1ConnectionOptions) async throws {
+        let core = self.core
+        let loop = core.loop
+        let host = self.host
+        let port = self.port
+        var policy = options.securityPolicy
+        if let handler = options.serverTrustHandler {
+            let challenge = try await loop.submit {
+                ServerTrustChallenge(host: host, port: port, peerCertificates: core.tls?.peerCertificates ?? [],
+                                     verifyResult: core.tls!.verifyResult)
+            }
+            switch await handler(challenge) {
+            case .useCredential: return
+            case .cancelAuthenticationChallenge: throw ConnectionError(.cancelled, "the server-trust challenge was cancelled")
+            case .rejectProtectionSpace:
+                throw ConnectionError.from(tls: TLSError(code: .certificateRejected, message: "the server-trust challenge rejected \(host)"))
+            case .performDefaultHandling:
+                // The handshake verified nothing: default handling is the policy, or the
+                // configured verification expressed as one.
+                if policy == nil {
+                    var derived = SecurityPolicy()
+                    derived.allowInvalidCertificates = tls.certificateVerification == .none
+                    derived.validatesDomainName = tls.certificateVerification == .fullVerification
+                    policy = derived
+                }
+            }
+        }
+        guard let policy else { return }
+        try await loop.submit { try core.tls!.evaluate(policy) }
     }
 
     /// Resolves `host`, giving up after `budget` (the resolver itself has no deadline; a cancelled
@@ -182,6 +243,7 @@ public final class HTTP1Connection: Sendable {
         info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
         let core = self.core
         let requestInfo = info
+        requests.add(1, ordering: .relaxed)
         try await run { (promise: LoopPromise<Void>) in core.sendHead(encoded, info: requestInfo, promise: promise) }
     }
 
@@ -281,4 +343,29 @@ public final class HTTP1Connection: Sendable {
         core.loop.execute { core.fail(error) }
         return error
     }
+}
+
+/// How long each phase of establishing a connection took.
+public struct ConnectionTimings: Sendable, Hashable {
+    /// Name resolution (nil when it did not happen).
+    public var resolution: Duration?
+    /// The TCP connect (Happy Eyeballs race).
+    public var connect: Duration?
+    /// The TLS handshake, for TLS connections.
+    public var tlsHandshake: Duration?
+
+    /// No phase measured.
+    public init() {}
+}
+
+/// The weaker of two verification levels (none < chain only < full).
+private func weaker(_ a: CertificateVerification, _ b: CertificateVerification) -> CertificateVerification {
+    func rank(_ v: CertificateVerification) -> Int {
+        switch v {
+        case .none: return 0
+        case .noHostnameVerification: return 1
+        case .fullVerification: return 2
+        }
+    }
+    return rank(a) <= rank(b) ? a : b
 }

@@ -4,6 +4,7 @@
 
 import CourierHTTP1
 import CourierPosix
+import CourierTLS
 import Synchronization
 
 /// Settings for `HTTP1Connection.connect`.
@@ -30,6 +31,15 @@ public struct HTTP1ConnectionOptions: Sendable {
     public var eventLoop: EventLoop? = nil
     /// The resolver; nil uses a process-wide resolver.
     public var resolver: Resolver? = nil
+    /// When set, bounds resolution, the TCP connect and the TLS handshake together, as curl's
+    /// `--connect-timeout` does; `connectTimeout` and `tlsHandshakeTimeout` still apply inside it.
+    public var connectionPhaseTimeout: Duration? = nil
+    /// A policy evaluated on the completed handshake (AFNetworking's `AFSecurityPolicy`: pinning,
+    /// invalid certificates, domain names). Nil: the handshake's own verification decides.
+    public var securityPolicy: SecurityPolicy? = nil
+    /// AFNetworking's server-trust challenge: asked after every TLS handshake, before any request
+    /// is sent. Nil: default handling (the policy, or the handshake's verification).
+    public var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ChallengeDisposition)? = nil
 
     /// The defaults.
     public init() {}

@@ -18,13 +18,20 @@ public struct HTTPRequest: Sendable {
         case bytes(ByteBuffer)
         /// A multipart form, streamed by `MultipartBodyStream` with the exact `contentLength`.
         case multipart(MultipartForm)
+        /// A file, read while it is sent; its size is taken when the request is sent.
+        case file(path: String)
+        /// A replayable stream (a fresh reader per attempt); nil length sends it chunked.
+        case stream(length: UInt64?, any MultipartStream)
 
-        /// The body's length in bytes (0 for `.none`).
-        public var length: UInt64 {
+        /// The body's length in bytes when it is known without I/O (0 for `.none`; nil for a file
+        /// and for a stream of unknown length).
+        public var length: UInt64? {
             switch self {
             case .none: return 0
             case .bytes(let buffer): return UInt64(buffer.readableBytes)
             case .multipart(let form): return form.contentLength
+            case .file: return nil
+            case .stream(let length, _): return length
             }
         }
 

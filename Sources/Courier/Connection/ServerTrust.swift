@@ -1,0 +1,55 @@
+// ServerTrust: AFNetworking's authentication challenges, reduced to what HTTP/1.1 over OpenSSL has:
+// the server-trust challenge after each TLS handshake and the HTTP 401 challenge. The dispositions
+// are AFNetworking's (NSURLSessionAuthChallengeDisposition): use a credential, default handling,
+// cancel, reject the protection space.
+
+import CourierTLS
+
+/// A user name and password for HTTP Basic authentication (RFC 7617).
+public struct Credential: Sendable, Hashable {
+    /// The user name (must not contain ":", RFC 7617 §2).
+    public var user: String
+    /// The password.
+    public var password: String
+
+    /// Creates a credential.
+    /// - Parameters:
+    ///   - user: the user name.
+    ///   - password: the password.
+    public init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
+
+    /// The `Authorization` field value: `Basic base64(user:password)` (UTF-8, RFC 7617 §2.1).
+    public var basicAuthorization: String {
+        "Basic " + Base64.encode(Array((user + ":" + password).utf8))
+    }
+}
+
+/// What a challenge handler decides (AFNetworking's `NSURLSessionAuthChallengeDisposition`).
+public enum ChallengeDisposition: Sendable, Hashable {
+    /// Server trust: trust this server whatever the default evaluation would say. HTTP 401: retry
+    /// once with this credential (nil: treated as default handling).
+    case useCredential(Credential?)
+    /// Server trust: evaluate the security policy (or the handshake's verification). HTTP 401:
+    /// deliver the 401 response as it is.
+    case performDefaultHandling
+    /// Fail the task as cancelled (-999).
+    case cancelAuthenticationChallenge
+    /// Server trust: fail as an untrusted server. HTTP 401: deliver the 401 response as it is.
+    case rejectProtectionSpace
+}
+
+/// The server-trust challenge asked after a TLS handshake, before any request is sent.
+public struct ServerTrustChallenge: Sendable {
+    /// The host name the connection was made to.
+    public var host: String
+    /// The port.
+    public var port: UInt16
+    /// The certificates the server presented, leaf first.
+    public var peerCertificates: [Certificate]
+    /// OpenSSL's verification of the chain against the trust roots (recorded even when the
+    /// handshake did not enforce it).
+    public var verifyResult: TLSError.VerifyResult
+}

@@ -1,0 +1,133 @@
+// DataTask: a request whose response body is buffered (up to the session's `maximumBodySize`) and
+// handed to a response serializer, returning value, response and error the way AFNetworking's
+// `dataTaskWithRequest:...completionHandler:` does: a transport error skips the serializer; a
+// serializer error comes with the response head and the body.
+
+import CourierBytes
+import Synchronization
+
+/// What a data task produced (AFNetworking's completion arguments).
+public struct TaskResponse<Value: Sendable>: Sendable {
+    /// The final response head; nil when no response arrived (transport error, cancellation).
+    public var head: HTTPResponseHead?
+    /// The raw (decoded) body, when one was read.
+    public var body: ByteBuffer?
+    /// The serializer's value, or why there is none.
+    public var result: Result<Value, SessionError>
+    /// What the task measured.
+    public var metrics: TaskMetrics
+}
+
+/// Collects a body in memory, up to a limit.
+final class BufferSink: ResponseSink {
+    private let limit: Int
+    private let state = Mutex<(head: HTTPResponseHead?, body: ByteBuffer)>((nil, ByteBuffer()))
+
+    init(limit: Int) { self.limit = limit }
+
+    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
+        state.withLock { $0 = (head, ByteBuffer()) }
+    }
+
+    func write(_ bytes: ByteBuffer) async throws(SessionError) {
+        let limit = self.limit
+        let fits = state.withLock { s -> Bool in
+            guard s.body.readableBytes + bytes.readableBytes <= limit else { return false }
+            s.body.writeBuffer(bytes)
+            return true
+        }
+        if !fits { throw SessionError(.bodyTooLarge, "the body is larger than the in-memory limit of \(limit) bytes") }
+    }
+
+    func finish() async throws(SessionError) {}
+    func abort(_ error: SessionError, begun: Bool) async {}
+
+    var collected: (head: HTTPResponseHead?, body: ByteBuffer) { state.withLock { $0 } }
+}
+
+/// A task whose body is buffered and serialized.
+public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable {
+    // @unchecked: every stored property is immutable and Sendable; the generic parameter only
+    // appears in the Sendable `OnceValue`.
+    let core: TaskCore
+    private let outcome = OnceValue<TaskResponse<Value>>()
+    private let request: HTTPRequest
+
+    init<S: ResponseSerializer>(session: SessionStorage, request: HTTPRequest, serializer: S) where S.Value == Value {
+        self.request = request
+        let url = request.uri.redactedDescription
+        guard let core = session.register() else {
+            core = TaskCore(identifier: session.refusedIdentifier())
+            let error = SessionError(.invalidated, "the session was invalidated", url: url)
+            outcome.set(TaskResponse(head: nil, body: nil, result: .failure(error), metrics: TaskMetrics(effectiveURL: url)))
+            core.markCompleted()
+            return
+        }
+        self.core = core
+        let outcome = self.outcome
+        let limit = session.configuration.maximumBodySize
+        core.install(work: { core in
+            let metrics = MetricsRecorder(url: url)
+            let sink = BufferSink(limit: limit)
+            let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false, followsRedirects: true)
+            var response: TaskResponse<Value>
+            do throws(SessionError) {
+                let final = try await transfer.run(request, sink: sink)
+                metrics.update { $0.effectiveURL = final.request.uri.redactedDescription }
+                let body = sink.collected.body
+                let result: Result<Value, SessionError>
+                do throws(ResponseSerializationError) {
+                    result = .success(try serializer.serialize(head: final.head, body: body))
+                } catch {
+                    var failure = SessionError(.serialization, "\(error)", url: final.request.uri.redactedDescription)
+                    failure.serializationError = error
+                    result = .failure(failure)
+                }
+                response = TaskResponse(head: final.head, body: body, result: result, metrics: metrics.finish())
+            } catch {
+                let collected = sink.collected
+                response = TaskResponse(head: collected.head, body: collected.head == nil ? nil : collected.body,
+                                        result: .failure(error), metrics: metrics.finish())
+            }
+            core.markCompleted()
+            outcome.set(response)
+            session.taskFinished(core.identifier, error: response.result.failure)
+        }, cancelledBeforeStart: {
+            let error = SessionError(.cancelled, "the task was cancelled", url: url)
+            core.markCompleted()
+            outcome.set(TaskResponse(head: nil, body: nil, result: .failure(error), metrics: TaskMetrics(effectiveURL: url)))
+            session.taskFinished(core.identifier, error: error)
+        })
+    }
+
+    /// Waits for the task to complete (it does not resume it).
+    /// - Returns: head, body, value or error, metrics.
+    public func response() async -> TaskResponse<Value> { await outcome.wait() }
+
+    /// Resumes the task if needed and returns the serializer's value.
+    /// - Returns: the value.
+    /// - Throws: `SessionError`.
+    public func value() async throws(SessionError) -> Value {
+        if !core.hasStarted { core.resume() }
+        return try await outcome.wait().result.get()
+    }
+
+    /// Calls `handler` with the outcome on `executor` when the task completes.
+    /// - Parameters:
+    ///   - executor: where the handler runs.
+    ///   - handler: the completion handler.
+    public func onCompletion(on executor: CallbackExecutor = .task, _ handler: @escaping @Sendable (TaskResponse<Value>) -> Void) {
+        let outcome = self.outcome
+        Task {
+            let value = await outcome.wait()
+            executor.run { handler(value) }
+        }
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,329 @@
+// DownloadTask: a response body written to a file. Nothing is ever half-written at the
+// destination (design §6):
+// - a fresh download goes to a temporary file (mkostemp) in the destination's directory and is
+//   renamed over the destination only after the last byte (rename is atomic on one file system);
+// - a failed or cancelled download removes its temporary file, or keeps it as resume data when the
+//   server gave a validator (ETag / Last-Modified) or `Accept-Ranges: bytes`;
+// - a resumed download sends `Range: bytes=N-` (+ `If-Range`), appends only a 206 whose
+//   Content-Range starts at N (and names the recorded total), restarts into a fresh temporary file
+//   on 200, and fails with `.rangeNotSatisfiable` on 416 and `.resumeMismatch` otherwise, leaving
+//   the partial file as it was.
+// File writes run on `BlockingIOThread`, never on the cooperative pool.
+
+import CourierBytes
+import CourierHTTP1
+import CourierJSON
+import CourierPosix
+import CourierURL
+import Synchronization
+
+/// The resume record of a partial download (NSURLSessionDownloadTask's resume data, documented
+/// and stable): what was asked, what validates it, and where the bytes are.
+public struct ResumeData: Sendable, Equatable, Codable {
+    /// The URL of the download (after redirects).
+    public var url: String
+    /// The response's ETag, if any (preferred for If-Range).
+    public var entityTag: String?
+    /// The response's Last-Modified, if any.
+    public var lastModified: String?
+    /// How many bytes of the body are in `partialPath`.
+    public var bytesOnDisk: UInt64
+    /// The file holding the partial body. Equal to the destination: append in place (curl -C -).
+    public var partialPath: String
+    /// The full body length, when the server named it.
+    public var totalLength: UInt64?
+
+    /// Creates a record.
+    /// - Parameters:
+    ///   - url: the URL.
+    ///   - entityTag: the ETag, if any.
+    ///   - lastModified: the Last-Modified value, if any.
+    ///   - bytesOnDisk: bytes already downloaded.
+    ///   - partialPath: where they are.
+    ///   - totalLength: the full length, if known.
+    public init(url: String, entityTag: String? = nil, lastModified: String? = nil, bytesOnDisk: UInt64,
+                partialPath: String, totalLength: UInt64? = nil) {
+        self.url = url
+        self.entityTag = entityTag
+        self.lastModified = lastModified
+        self.bytesOnDisk = bytesOnDisk
+        self.partialPath = partialPath
+        self.totalLength = totalLength
+    }
+
+    /// The record as JSON text (keys: url, entityTag, lastModified, bytesOnDisk, partialPath,
+    /// totalLength).
+    /// - Returns: the JSON text.
+    public func encoded() -> String {
+        let bytes = (try? CourierJSONEncoder().encode(self)) ?? []
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Reads a record written by `encoded()`.
+    /// - Parameter encoded: the JSON text.
+    /// - Throws: `SessionError.resumeMismatch` when the text is not a record.
+    public init(encoded: String) throws(SessionError) {
+        do { self = try CourierJSONDecoder().decode(ResumeData.self, from: encoded) } catch {
+            throw SessionError(.resumeMismatch, "the resume data is not valid: \(error)")
+        }
+    }
+
+    /// The validator for If-Range: the ETag when it is strong, else Last-Modified (RFC 9110
+    /// §13.1.5: a weak ETag cannot be used).
+    public var ifRangeValidator: String? {
+        if let entityTag, !entityTag.hasPrefix("W/") { return entityTag }
+        return lastModified
+    }
+}
+
+/// What a download task produced.
+public struct DownloadResult: Sendable {
+    /// The final response head, when one arrived.
+    public var head: HTTPResponseHead?
+    /// The final path on success.
+    public var result: Result<String, SessionError>
+    /// How to continue after a failure, when the partial bytes were kept.
+    public var resumeData: ResumeData?
+    /// What the task measured.
+    public var metrics: TaskMetrics
+}
+
+/// A parsed `Content-Range: bytes first-last/total` (RFC 9110 §14.4).
+struct ContentRange: Equatable {
+    var first: UInt64
+    var last: UInt64
+    var total: UInt64?
+
+    init?(_ value: String) {
+        var text = Substring(value)
+        guard text.hasPrefix("bytes ") else { return nil }
+        text = text.dropFirst(6)
+        guard let slash = text.firstIndex(of: "/"), let dash = text.firstIndex(of: "-"), dash < slash else { return nil }
+        guard let first = UInt64(text[..<dash]), let last = UInt64(text[text.index(after: dash)..<slash]), first <= last else { return nil }
+        let totalText = text[text.index(after: slash)...]
+        if totalText == "*" {
+            total = nil
+        } else {
+            guard let total = UInt64(totalText), last < total else { return nil }
+            self.total = total
+        }
+        self.first = first
+        self.last = last
+    }
+}
+
+/// Writes the body to a file, per the rules at the top of this file.
+final class FileSink: ResponseSink {
+    private struct State {
+        var file: File?
+        var path: String?
+        var destination: String?
+        var appending = false
+        var offset: UInt64 = 0
+        var startOffset: UInt64 = 0
+        var head: HTTPResponseHead?
+        var url: String = ""
+        var entityTag: String?
+        var lastModified: String?
+        var total: UInt64?
+        var resumable = false
+        var resumeData: ResumeData?
+        var finalPath: String?
+    }
+    private let state = Mutex(State())
+    let resume: ResumeData?
+    let keepsPartialData: Bool
+    let destination: @Sendable (HTTPResponseHead, URI) -> String
+    let onMoved: @Sendable (String) -> Void
+
+    init(resume: ResumeData?, keepsPartialData: Bool, destination: @escaping @Sendable (HTTPResponseHead, URI) -> String,
+         onMoved: @escaping @Sendable (String) -> Void) {
+        self.resume = resume
+        self.keepsPartialData = keepsPartialData
+        self.destination = destination
+        self.onMoved = onMoved
+    }
+
+    var head: HTTPResponseHead? { state.withLock { $0.head } }
+    var resumeData: ResumeData? { state.withLock { $0.resumeData } }
+    var finalPath: String? { state.withLock { $0.finalPath } }
+
+    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
+        let url = request.uri.redactedDescription
+        let target = destination(head, request.uri)
+        let entityTag = head.headers.first(name: "ETag")
+        let lastModified = head.headers.first(name: "Last-Modified")
+        let acceptsRanges = head.headers.first(name: "Accept-Ranges")?.lowercasedASCII() == "bytes"
+        let announced = head.headers.first(name: "Content-Length").flatMap { UInt64($0) }
+
+        var appendAt: UInt64?
+        var total = announced
+        if let resume, resume.bytesOnDisk > 0 {
+            switch head.status {
+            case 206:
+                guard let range = head.headers.first(name: "Content-Range").flatMap(ContentRange.init) else {
+                    throw SessionError(.resumeMismatch, "the 206 response has no valid Content-Range", url: url)
+                }
+                guard range.first == resume.bytesOnDisk else {
+                    throw SessionError(.resumeMismatch, "the server resumed at byte \(range.first), not at \(resume.bytesOnDisk)", url: url)
+                }
+                if let expected = resume.totalLength, let got = range.total, expected != got {
+                    throw SessionError(.resumeMismatch, "the resource's length changed from \(expected) to \(got) bytes", url: url)
+                }
+                appendAt = resume.bytesOnDisk
+                total = range.total
+            case 200:
+                break  // the server sent the whole resource: start again in a fresh file
+            case 416:
+                throw SessionError(.rangeNotSatisfiable, "the server cannot resume at byte \(resume.bytesOnDisk) (416)", url: url)
+            default:
+                throw SessionError(.resumeMismatch, "the server answered the resume request with \(head.status)", url: url)
+            }
+        }
+
+        let partialPath = resume?.partialPath
+        let appendOffset = appendAt
+        let opened: (File, Bool) = try await Self.io(url: url) { () throws(Errno) -> (File, Bool) in
+            if let appendAt = appendOffset, let partialPath {
+                let file = try File.open(partialPath, access: .writeOnly)
+                // A partial file longer than the record (an earlier run wrote more) is cut back, so
+                // the bytes appended land exactly after the validated prefix.
+                let size = try file.size()
+                guard size >= Int64(appendAt) else { throw Errno(rawValue: 22) }  // EINVAL: shorter than recorded
+                if size > Int64(appendAt) { try file.truncate(to: Int64(appendAt)) }
+                return (file, true)
+            }
+            return (try File.makeTemporary(in: FileSink.directory(of: target)), false)
+        }
+        let (file, appending) = opened
+        state.withLock { s in
+            s.file = file
+            s.path = file.path
+            s.destination = target
+            s.appending = appending
+            s.offset = appendAt ?? 0
+            s.startOffset = appendAt ?? 0
+            s.head = head
+            s.url = url
+            s.entityTag = entityTag ?? (appending ? resume?.entityTag : nil)
+            s.lastModified = lastModified ?? (appending ? resume?.lastModified : nil)
+            s.total = total ?? ((appending ? nil : announced))
+            s.resumable = entityTag != nil || lastModified != nil || acceptsRanges || appending
+        }
+    }
+
+    func write(_ bytes: ByteBuffer) async throws(SessionError) {
+        let (file, offset, url) = state.withLock { ($0.file, $0.offset, $0.url) }
+        guard let file else { return }
+        try await Self.io(url: url) { () throws(Errno) in try file.write(bytes, at: Int64(offset)) }
+        state.withLock { $0.offset += UInt64(bytes.readableBytes) }
+    }
+
+    func finish() async throws(SessionError) {
+        let (file, path, target, url) = state.withLock { ($0.file, $0.path, $0.destination, $0.url) }
+        guard let file, let path, let target else { return }
+        try await Self.io(url: url) { () throws(Errno) in
+            try file.close()
+            if path != target { try File.rename(path, to: target) }
+        }
+        state.withLock { s in
+            s.file = nil
+            s.finalPath = target
+        }
+        if path != target { onMoved(target) }
+    }
+
+    func abort(_ error: SessionError, begun: Bool) async {
+        let snapshot = state.withLock { s -> State in
+            let copy = s
+            s.file = nil
+            return copy
+        }
+        guard let file = snapshot.file, let path = snapshot.path else { return }
+        let keep = snapshot.appending || (keepsPartialData && snapshot.resumable && snapshot.offset > 0)
+        _ = try? await BlockingIOThread.shared.run { () throws(Errno) in
+            try? file.close()
+            if !keep { try File.remove(path) }
+        }
+        if keep {
+            let record = ResumeData(url: snapshot.url, entityTag: snapshot.entityTag, lastModified: snapshot.lastModified,
+                                    bytesOnDisk: snapshot.offset, partialPath: path, totalLength: snapshot.total)
+            state.withLock { $0.resumeData = record }
+        }
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let directory = String(path[..<slash])
+        return directory.isEmpty ? "/" : directory
+    }
+
+    static func io<T: Sendable>(url: String, _ body: @escaping @Sendable () throws(Errno) -> T) async throws(SessionError) -> T {
+        do {
+            return try await BlockingIOThread.shared.run(body)
+        } catch {
+            var failure = SessionError(.fileWriteFailed, "writing the download failed: \(error)", url: url)
+            failure.errnoValue = error.rawValue
+            throw failure
+        }
+    }
+}
+
+/// A task that downloads to a file.
+public final class DownloadTask: TaskCoreOwner, Sendable {
+    let core: TaskCore
+    private let outcome = OnceValue<DownloadResult>()
+
+    init(session: SessionStorage, request: HTTPRequest, resume: ResumeData?, keepsPartialData: Bool,
+         destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) {
+        let url = request.uri.redactedDescription
+        guard let core = session.register() else {
+            core = TaskCore(identifier: session.refusedIdentifier())
+            outcome.set(DownloadResult(head: nil, result: .failure(SessionError(.invalidated, "the session was invalidated", url: url)),
+                                       resumeData: resume, metrics: TaskMetrics(effectiveURL: url)))
+            core.markCompleted()
+            return
+        }
+        self.core = core
+        let outcome = self.outcome
+        var request = request
+        let isRange = (resume?.bytesOnDisk ?? 0) > 0
+        if let resume, resume.bytesOnDisk > 0 {
+            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resume.bytesOnDisk)-")
+            if let validator = resume.ifRangeValidator { request.headers.replaceOrAdd(name: "If-Range", value: validator) }
+        }
+        let prepared = request
+        core.install(work: { core in
+            let metrics = MetricsRecorder(url: url)
+            let identifier = core.identifier
+            let sink = FileSink(resume: resume, keepsPartialData: keepsPartialData, destination: destination,
+                                onMoved: { path in session.post(.downloadMoved(identifier, to: path)) })
+            let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: isRange, followsRedirects: true)
+            let result: DownloadResult
+            do throws(SessionError) {
+                let final = try await transfer.run(prepared, sink: sink)
+                metrics.update { $0.effectiveURL = final.request.uri.redactedDescription }
+                result = DownloadResult(head: final.head, result: .success(sink.finalPath ?? ""), resumeData: nil, metrics: metrics.finish())
+            } catch {
+                // Resume data: the kept partial file, else the record we started from (untouched).
+                result = DownloadResult(head: sink.head, result: .failure(error), resumeData: sink.resumeData ?? resume,
+                                        metrics: metrics.finish())
+            }
+            core.markCompleted()
+            outcome.set(result)
+            session.taskFinished(identifier, error: result.result.failure)
+        }, cancelledBeforeStart: {
+            let error = SessionError(.cancelled, "the task was cancelled", url: url)
+            core.markCompleted()
+            outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: TaskMetrics(effectiveURL: url)))
+            session.taskFinished(core.identifier, error: error)
+        })
+    }
+
+    /// Resumes the task if it never ran and waits for it to complete.
+    /// - Returns: the final path or the error, with resume data after a failure.
+    public func result() async -> DownloadResult {
+        if !core.hasStarted { core.resume() }
+        return await outcome.wait()
+    }
+}

@@ -1,0 +1,166 @@
+// RequestPreparation: the one place where a request becomes what goes on the wire — session
+// default headers, preemptive Basic credentials, Accept-Encoding, Content-Length: 0 for bodiless
+// POST/PUT/PATCH — so the session, `--offline` and the `-v` trace can never disagree. Also the pure
+// redirect rules (RFC 9110 §15.4) and the body sources of an upload.
+
+import CourierBytes
+import CourierHTTP1
+import CourierMultipart
+import CourierPosix
+import CourierURL
+
+/// A replayable source of request-body bytes: each attempt (a retry, a 307/308 redirect) asks
+/// for a fresh reader from the start. The same protocol as multipart stream parts.
+public typealias UploadStream = MultipartStream
+
+/// Where an upload task's body comes from.
+public enum UploadSource: Sendable {
+    /// Bytes in memory.
+    case bytes(ByteBuffer)
+    /// A file, read as it is sent (its size is taken when the request is sent).
+    case file(path: String)
+    /// A replayable stream; `length` nil sends it chunked.
+    case stream(length: UInt64?, UploadStream)
+    /// A multipart form, streamed with its exact Content-Length.
+    case multipart(MultipartForm)
+
+    var body: HTTPRequest.Body {
+        switch self {
+        case .bytes(let bytes): return .bytes(bytes)
+        case .file(let path): return .file(path: path)
+        case .stream(let length, let stream): return .stream(length: length, stream)
+        case .multipart(let form): return .multipart(form)
+        }
+    }
+}
+
+enum RequestPreparation {
+    /// Methods whose requests carry a body by meaning (RFC 9110 §8.6: send Content-Length).
+    static let methodsWithBody: Set<String> = ["POST", "PUT", "PATCH"]
+
+    /// The request as it will be sent: session defaults for missing fields, Basic credentials,
+    /// Accept-Encoding (never on a range request: a resumed download must not be compressed).
+    static func prepare(_ request: HTTPRequest, configuration: SessionConfiguration, isRangeRequest: Bool) -> HTTPRequest {
+        var prepared = request
+        var headers = HTTPHeaders()
+        for (name, value) in configuration.defaultHeaders where !request.headers.contains(name: name) {
+            headers.add(name: name, value: value)
+        }
+        for (name, value) in request.headers { headers.add(name: name, value: value) }
+        if let credential = configuration.credential, !headers.contains(name: "Authorization") {
+            headers.add(name: "Authorization", value: credential.basicAuthorization)
+        }
+        if isRangeRequest {
+            headers.remove(name: "Accept-Encoding")
+        } else if configuration.acceptsCompressedResponses && !headers.contains(name: "Accept-Encoding") {
+            headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        }
+        prepared.headers = headers
+        return prepared
+    }
+
+    /// The framing length of a body; files are measured now.
+    static func bodyLength(_ request: HTTPRequest) throws(SessionError) -> BodyLength {
+        switch request.body {
+        case .none:
+            return methodsWithBody.contains(request.method.rawValue.uppercasedASCII()) ? .known(0) : .none
+        case .bytes(let buffer): return .known(UInt64(buffer.readableBytes))
+        case .multipart(let form): return .known(form.contentLength)
+        case .stream(let length, _): return length.map { .known($0) } ?? .unknown
+        case .file(let path):
+            do {
+                let file = try File.open(path)
+                defer { try? file.close() }
+                return .known(UInt64(try file.size()))
+            } catch {
+                var failure = SessionError(.fileReadFailed, "cannot read the upload file \(path): \(error)")
+                failure.errnoValue = error.rawValue
+                throw failure
+            }
+        }
+    }
+
+    /// The encoded head, exactly as `HTTP1Connection.sendHead` writes it.
+    static func encodeHead(_ request: HTTPRequest, length: BodyLength) throws(SessionError) -> EncodedHead {
+        guard let host = request.uri.hostFieldValue else {
+            throw SessionError(.invalidURL, "the URL has no host", url: request.uri.redactedDescription)
+        }
+        do {
+            return try RequestHeadEncoder().encode(method: request.method, target: request.uri.requestTarget, host: host,
+                                                   headers: request.headers, body: length)
+        } catch {
+            throw SessionError(.invalidRequest, "the request head is invalid: \(error)", url: request.uri.redactedDescription)
+        }
+    }
+
+    /// Checks that the URI can be requested and returns where to connect.
+    static func origin(of uri: URI) throws(SessionError) -> ConnectionPool.Origin {
+        guard let scheme = uri.scheme, scheme == "http" || scheme == "https" else {
+            throw SessionError(.unsupportedScheme, "the scheme \(uri.scheme ?? "(none)") is not supported", url: uri.redactedDescription)
+        }
+        guard let host = uri.host, !host.text.isEmpty, let port = uri.effectivePort else {
+            throw SessionError(.invalidURL, "the URL has no host", url: uri.redactedDescription)
+        }
+        return ConnectionPool.Origin(scheme: scheme, host: host.text, port: port)
+    }
+}
+
+/// RFC 9110 §15.4 redirects as browsers and curl follow them.
+enum RedirectRules {
+    /// The statuses followed (304 and 300/305/306 are not redirects to follow).
+    static func isFollowable(_ status: Int) -> Bool { [301, 302, 303, 307, 308].contains(status) }
+
+    /// Fields that describe a body; dropped when a redirect turns the request into a GET.
+    static let bodyFields = ["Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location",
+                             "Transfer-Encoding", "Expect"]
+    /// Fields never carried to another origin (credentials of the first one).
+    static let credentialFields = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+    /// The request that follows `status` with `location`.
+    /// - 301, 302, 303: GET without a body (HEAD stays HEAD), as browsers and curl -L do;
+    /// - 307, 308: method and body kept (the body is replayed from its start);
+    /// - another origin (scheme, host or port): Authorization, Cookie and Proxy-Authorization
+    ///   dropped, and an explicit Host field too.
+    static func nextRequest(after request: HTTPRequest, status: Int, location: String,
+                            allowsInsecure: Bool) throws(SessionError) -> HTTPRequest {
+        let target: URI
+        do {
+            target = try request.uri.resolving(location).removingFragment
+        } catch {
+            throw SessionError(.invalidURL, "the redirect location \(location) is not a valid URL", url: request.uri.redactedDescription)
+        }
+        guard target.isHTTP else {
+            throw SessionError(.unsupportedScheme, "a redirect to the scheme \(target.scheme ?? "(none)") is not supported",
+                               url: target.redactedDescription)
+        }
+        if request.uri.scheme == "https" && target.scheme == "http" && !allowsInsecure {
+            throw SessionError(.insecureRedirect, "a redirect from https to http was refused", url: target.redactedDescription)
+        }
+        var next = request
+        next.uri = target
+        if status == 301 || status == 302 || status == 303, request.method != .get, request.method != .head {
+            next.method = .get
+            next.body = .none
+            for name in bodyFields { next.headers.remove(name: name) }
+        }
+        if !sameOrigin(request.uri, target) {
+            for name in credentialFields { next.headers.remove(name: name) }
+            next.headers.remove(name: "Host")
+        }
+        return next
+    }
+
+    static func sameOrigin(_ a: URI, _ b: URI) -> Bool {
+        a.scheme == b.scheme && a.host?.text.lowercasedASCII() == b.host?.text.lowercasedASCII() && a.effectivePort == b.effectivePort
+    }
+}
+
+extension String {
+    func uppercasedASCII() -> String {
+        String(decoding: utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+    }
+
+    func lowercasedASCII() -> String {
+        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,309 @@
+// Session: AFURLSessionManager's role (design §8). It owns a connection pool (and a resolver when
+// the configuration has --resolve overrides), makes tasks, keeps a registry of live tasks for
+// invalidation, and fans lifecycle events out to subscribers.
+//
+// Lifecycle: usable → (finishTasksAndInvalidate: no new tasks, running ones finish) or
+// (invalidateAndCancel: every task cancelled) → invalidated (pool shut down: every connection
+// closed, resolver thread stopped). Releasing the last reference to a session does the same as
+// invalidateAndCancel in the background, so connections and threads never leak.
+
+import CourierBytes
+import CourierHTTP1
+import CourierMultipart
+import CourierPool
+import CourierPosix
+import CourierTLS
+import CourierURL
+import Synchronization
+
+/// Session lifecycle events (AFNetworking's notifications and session delegate calls).
+public enum SessionEvent: Sendable {
+    /// A task started or continued.
+    case taskResumed(Int)
+    /// A task was paused.
+    case taskSuspended(Int)
+    /// A task finished; `error` nil on success.
+    case taskCompleted(Int, error: SessionError?)
+    /// A download task moved its file into place.
+    case downloadMoved(Int, to: String)
+    /// The session was invalidated; no further events follow.
+    case invalidated
+}
+
+/// The state shared by a session and its tasks.
+final class SessionStorage: Sendable {
+    let configuration: SessionConfiguration
+    let pool: ConnectionPool
+    let resolver: Resolver?
+    private struct State {
+        var nextIdentifier = 0
+        var tasks: [Int: TaskCore] = [:]
+        var subscribers: [AsyncStream<SessionEvent>.Continuation] = []
+        var invalidating = false
+        var invalidated = false
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    init(configuration: SessionConfiguration) {
+        self.configuration = configuration
+        var resolver: Resolver?
+        if !configuration.resolveOverrides.isEmpty {
+            resolver = try? Resolver(configuration: Resolver.Configuration(overrides: configuration.resolveOverrides))
+        }
+        self.resolver = resolver
+        var options = HTTP1ConnectionOptions()
+        options.connectTimeout = configuration.connectTimeout
+        options.tlsHandshakeTimeout = configuration.connectTimeout
+        options.connectionPhaseTimeout = configuration.connectTimeout
+        options.idleTimeout = configuration.idleTimeout
+        options.limits = configuration.parserLimits
+        options.resolver = resolver
+        options.securityPolicy = configuration.securityPolicy
+        if let handler = configuration.challengeHandler {
+            options.serverTrustHandler = { challenge in await handler(.serverTrust(challenge)) }
+        }
+        var limits = PoolStateMachine.Limits()
+        limits.maxConnectionsPerOrigin = configuration.maximumConnectionsPerHost
+        limits.idleTimeout = configuration.connectionIdleTimeout
+        limits.waitTimeout = max(limits.waitTimeout, configuration.connectTimeout + configuration.idleTimeout)
+        pool = ConnectionPool(limits: limits, tls: configuration.tls, options: options)
+    }
+
+    /// Registers a new task; nil once invalidation started.
+    func register() -> TaskCore? {
+        state.withLock { s -> TaskCore? in
+            guard !s.invalidating else { return nil }
+            s.nextIdentifier += 1
+            let core = TaskCore(identifier: s.nextIdentifier)
+            core.session = self
+            s.tasks[s.nextIdentifier] = core
+            return core
+        }
+    }
+
+    /// A task identifier for a task refused because the session is invalid.
+    func refusedIdentifier() -> Int { state.withLock { s in s.nextIdentifier += 1; return s.nextIdentifier } }
+
+    func taskFinished(_ identifier: Int, error: SessionError?) {
+        post(.taskCompleted(identifier, error: error))
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.tasks[identifier] = nil
+            guard s.tasks.isEmpty else { return [] }
+            let waiters = s.idleWaiters
+            s.idleWaiters.removeAll()
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func post(_ event: SessionEvent) {
+        let subscribers = state.withLock { $0.subscribers }
+        for subscriber in subscribers { subscriber.yield(event) }
+    }
+
+    func subscribe() -> AsyncStream<SessionEvent> {
+        let (stream, continuation) = AsyncStream<SessionEvent>.makeStream(bufferingPolicy: .unbounded)
+        let closed = state.withLock { s -> Bool in
+            if !s.invalidated { s.subscribers.append(continuation) }
+            return s.invalidated
+        }
+        if closed {
+            continuation.yield(.invalidated)
+            continuation.finish()
+        }
+        return stream
+    }
+
+    /// Stops accepting tasks; with `cancel`, cancels the running ones; waits for them; shuts down.
+    func invalidate(cancel: Bool) async {
+        let running = state.withLock { s -> [TaskCore]? in
+            guard !s.invalidating else { return nil }
+            s.invalidating = true
+            return Array(s.tasks.values)
+        }
+        guard let running else { return }
+        if cancel { for task in running { task.cancel() } }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { s -> Bool in
+                if s.tasks.isEmpty { return true }
+                s.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+        await pool.shutdown()
+        await resolver?.shutdown()
+        let subscribers = state.withLock { s -> [AsyncStream<SessionEvent>.Continuation] in
+            s.invalidated = true
+            let all = s.subscribers
+            s.subscribers.removeAll()
+            return all
+        }
+        for subscriber in subscribers {
+            subscriber.yield(.invalidated)
+            subscriber.finish()
+        }
+    }
+}
+
+/// AFNetworking's `AFURLSessionManager`: makes data, upload, stream and download tasks that share
+/// a connection pool, reports progress and lifecycle events, follows redirects, decodes content.
+///
+/// ```swift
+/// let session = Session()
+/// let task = session.dataTask(with: request, serializer: JSONResponseSerializer())
+/// task.resume()
+/// let json = try await task.value()
+/// ```
+public final class Session: Sendable {
+    /// The configuration the session was made with.
+    public let configuration: SessionConfiguration
+    let storage: SessionStorage
+
+    /// Creates a session.
+    /// - Parameter configuration: timeouts, pool limits, TLS, redirects, defaults.
+    public init(configuration: SessionConfiguration = SessionConfiguration()) {
+        self.configuration = configuration
+        storage = SessionStorage(configuration: configuration)
+    }
+
+    deinit {
+        let storage = self.storage
+        Task { await storage.invalidate(cancel: true) }
+    }
+
+    // MARK: Tasks
+
+    /// A data task whose body is kept in memory (up to `maximumBodySize`) and returned raw.
+    /// - Parameter request: the request.
+    /// - Returns: a suspended task.
+    public func dataTask(with request: HTTPRequest) -> DataTask<ByteBuffer> {
+        dataTask(with: request, serializer: DataResponseSerializer())
+    }
+
+    /// A data task whose body goes through `serializer` (validation, then parsing).
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - serializer: the response serializer.
+    /// - Returns: a suspended task.
+    public func dataTask<S: ResponseSerializer>(with request: HTTPRequest, serializer: S) -> DataTask<S.Value> {
+        DataTask(session: storage, request: request, serializer: serializer)
+    }
+
+    /// An upload task: `source` replaces the request's body.
+    /// - Parameters:
+    ///   - request: the request (method, URI, fields).
+    ///   - source: the body.
+    ///   - serializer: the response serializer.
+    /// - Returns: a suspended task.
+    public func uploadTask<S: ResponseSerializer>(with request: HTTPRequest, from source: UploadSource, serializer: S) -> DataTask<S.Value> {
+        var request = request
+        request.body = source.body
+        return DataTask(session: storage, request: request, serializer: serializer)
+    }
+
+    /// An upload task with the raw response body as its value.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - source: the body.
+    /// - Returns: a suspended task.
+    public func uploadTask(with request: HTTPRequest, from source: UploadSource) -> DataTask<ByteBuffer> {
+        uploadTask(with: request, from: source, serializer: DataResponseSerializer())
+    }
+
+    /// A task whose response body streams as an `AsyncSequence` with back-pressure.
+    /// - Parameter request: the request.
+    /// - Returns: a suspended task (`response()` resumes it).
+    public func streamTask(with request: HTTPRequest) -> StreamTask {
+        StreamTask(session: storage, request: request)
+    }
+
+    /// A download task: the body goes to a temporary file in the destination's directory and is
+    /// renamed into place only on success.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - keepsPartialData: whether a failed download keeps its temporary file as resume data
+    ///     (when the server named a validator); false removes it on any failure.
+    ///   - destination: called with the final response head and URL; returns the final path.
+    /// - Returns: a suspended task.
+    public func downloadTask(with request: HTTPRequest, keepsPartialData: Bool = true,
+                             destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) -> DownloadTask {
+        DownloadTask(session: storage, request: request, resume: nil, keepsPartialData: keepsPartialData, destination: destination)
+    }
+
+    /// A download task that continues a partial download (Range + If-Range).
+    /// - Parameters:
+    ///   - data: the resume record of the earlier attempt.
+    ///   - headers: extra request fields (the record's URL is requested with GET).
+    ///   - destination: called with the final response head and URL; returns the final path.
+    /// - Returns: a suspended task.
+    public func downloadTask(resumingWith data: ResumeData, headers: HTTPHeaders = HTTPHeaders(),
+                             destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) -> DownloadTask {
+        let uri = (try? URI(parsing: data.url)) ?? (try! URI(parsing: "http://invalid.invalid/"))
+        let request = HTTPRequest(method: .get, uri: uri, headers: headers)
+        return DownloadTask(session: storage, request: request, resume: data, keepsPartialData: true, destination: destination)
+    }
+
+    // MARK: Inspection and lifecycle
+
+    /// The exact bytes (head and body) that would be sent for `request` with this session's
+    /// defaults — what `courier --offline` prints. Multipart bodies are rendered; files are read.
+    /// - Parameter request: the request.
+    /// - Returns: the bytes.
+    /// - Throws: `SessionError` (`.invalidURL`, `.unsupportedScheme`, `.invalidRequest`,
+    ///   `.fileReadFailed`).
+    public func requestBytes(for request: HTTPRequest) throws(SessionError) -> ByteBuffer {
+        let prepared = RequestPreparation.prepare(request, configuration: configuration, isRangeRequest: false)
+        _ = try RequestPreparation.origin(of: prepared.uri)
+        let length = try RequestPreparation.bodyLength(prepared)
+        let head = try RequestPreparation.encodeHead(prepared, length: length)
+        var bytes = ByteBuffer(bytes: head.bytes.joined)
+        let url = prepared.uri.redactedDescription
+        switch prepared.body {
+        case .none: break
+        case .bytes(let body): bytes.writeBuffer(body)
+        case .multipart(let form):
+            do { try form.render(into: &bytes, fileSystem: PosixFileSystem()) } catch {
+                throw SessionError(.fileReadFailed, "rendering the multipart body failed: \(error)", url: url)
+            }
+        case .file(let path):
+            do {
+                let file = try File.open(path)
+                defer { try? file.close() }
+                var offset: Int64 = 0
+                while true {
+                    let n = try file.read(into: &bytes, maxBytes: 1 << 20, at: offset)
+                    if n == 0 { break }
+                    offset += Int64(n)
+                }
+            } catch {
+                throw SessionError(.fileReadFailed, "reading \(path) failed: \(error)", url: url)
+            }
+        case .stream(_, let stream):
+            do {
+                var reader = try stream.makeReader()
+                while true {
+                    let n = try bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: 65536) { raw in
+                        try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(65536)))
+                    }
+                    if n == 0 { break }
+                }
+            } catch {
+                throw SessionError(.fileReadFailed, "reading the body stream failed: \(error)", url: url)
+            }
+        }
+        return bytes
+    }
+
+    /// Lifecycle events, from now on; each call makes a new subscriber. The stream ends after
+    /// `.invalidated`.
+    /// - Returns: the events.
+    public func events() -> AsyncStream<SessionEvent> { storage.subscribe() }
+
+    /// Refuses new tasks, lets running tasks finish, then closes every connection.
+    public func finishTasksAndInvalidate() async { await storage.invalidate(cancel: false) }
+
+    /// Cancels every task, then closes every connection.
+    public func invalidateAndCancel() async { await storage.invalidate(cancel: true) }
+}

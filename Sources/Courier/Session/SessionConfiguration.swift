@@ -1,0 +1,92 @@
+// SessionConfiguration: everything a Session needs to know, as one value (AFNetworking's
+// NSURLSessionConfiguration plus the manager's properties). Defaults are design §5's.
+
+import CourierHTTP1
+import CourierPosix
+import CourierTLS
+import CourierURL
+
+/// A session's settings. Change a copy before creating the session; a session keeps its own.
+public struct SessionConfiguration: Sendable {
+    /// Bounds the whole connection phase: name resolution, TCP connect and TLS handshake, as
+    /// curl's `--connect-timeout` does. Default 10 s (design §5).
+    public var connectTimeout: Duration = .seconds(10)
+    /// The longest time without a byte read or written while waiting on the peer. Default 60 s.
+    public var idleTimeout: Duration = .seconds(60)
+    /// The deadline of a whole task, redirects included (curl `--max-time`). Default none.
+    public var totalTimeout: Duration? = nil
+    /// The most connections per origin (scheme, host, port). Default 8.
+    public var maximumConnectionsPerHost: Int = 8
+    /// How long an idle pooled connection is kept. Default 60 s.
+    public var connectionIdleTimeout: Duration = .seconds(60)
+    /// TLS settings for https: trust roots, verification, client identity, versions.
+    public var tls: TLSConfiguration = TLSConfiguration()
+    /// AFNetworking's security policy (pinning), evaluated after each handshake. Default none.
+    public var securityPolicy: SecurityPolicy? = nil
+    /// Fixed name-to-address answers (curl `--resolve`).
+    public var resolveOverrides: [ResolveOverride] = []
+    /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
+    public var followsRedirects: Bool = true
+    /// The most redirects followed per task (design §5: 10).
+    public var redirectLimit: Int = 10
+    /// Whether a redirect from https to http may be followed. Default false.
+    public var allowsInsecureRedirects: Bool = false
+    /// Header fields added to every request that does not carry a field of the same name
+    /// (NSURLSessionConfiguration's `HTTPAdditionalHeaders`). Default: the User-Agent.
+    public var defaultHeaders: HTTPHeaders = HTTPHeaders([("User-Agent", CourierVersion.userAgent)])
+    /// The largest body a buffered data task keeps in memory (design §5: 10 MiB).
+    public var maximumBodySize: Int = 10 * 1024 * 1024
+    /// The largest (decoded) body any task accepts, also for bodies of unknown length (curl
+    /// `--max-filesize`). A Content-Length above it fails before the body is read. Default none.
+    public var maximumDownloadSize: UInt64? = nil
+    /// Whether requests carry `Accept-Encoding: gzip, deflate` and bodies are decoded while
+    /// streaming. Default false (curl without `--compressed`).
+    public var acceptsCompressedResponses: Bool = false
+    /// The largest decoded body of a compressed response, whatever `maximumDownloadSize` says.
+    /// Default 1 GiB.
+    public var maximumDecodedSize: UInt64 = 1 << 30
+    /// The largest expansion ratio of a compressed response once 1 MiB was decoded (Apache
+    /// mod_deflate's `DeflateInflateRatioLimit` is 200). Default 1000.
+    public var maximumDecodingRatio: UInt64 = 1000
+    /// Basic credentials sent with every request that has no Authorization field (curl `-u`).
+    public var credential: Credential? = nil
+    /// Asked before each redirect is followed; may change the next request or refuse it.
+    public var redirectHandler: (@Sendable (Redirect) async -> RedirectDecision)? = nil
+    /// Asked for server trust after each TLS handshake, and on a 401 response.
+    public var challengeHandler: (@Sendable (Challenge) async -> ChallengeDisposition)? = nil
+    /// Parser limits for responses (head size, field count, interim responses).
+    public var parserLimits: HTTP1ParserLimits = .default
+
+    /// The defaults.
+    public init() {}
+}
+
+/// A redirect about to be followed.
+public struct Redirect: Sendable {
+    /// The 3xx response's status.
+    public var status: Int
+    /// The response head that asked for the redirect.
+    public var response: HTTPResponseHead
+    /// The request that got the redirect.
+    public var previousRequest: HTTPRequest
+    /// The request that will be sent next (method, body and credentials already adjusted).
+    public var nextRequest: HTTPRequest
+}
+
+/// What a redirect handler decides.
+public enum RedirectDecision: Sendable {
+    /// Send `nextRequest` as prepared.
+    case follow
+    /// Send this request instead.
+    case followWith(HTTPRequest)
+    /// Do not follow: the 3xx response is the task's response.
+    case refuse
+}
+
+/// An authentication challenge (AFNetworking's `NSURLAuthenticationChallenge`).
+public enum Challenge: Sendable {
+    /// After a TLS handshake, before the first request on the connection.
+    case serverTrust(ServerTrustChallenge)
+    /// A 401 response; `previousFailureCount` counts earlier 401s in this task.
+    case httpAuthentication(response: HTTPResponseHead, url: URI, previousFailureCount: Int)
+}

@@ -1,0 +1,152 @@
+// SessionError: the one error type of the session layer (design §6). A stable code from a closed
+// set, the redacted URL, and the underlying error where there is one: a transport failure keeps its
+// ConnectionError, a serializer failure its ResponseSerializationError. `curlExitCode` is the table
+// of design §9, `afNetworkingCode` the NSURLError numbers AFNetworking users know.
+
+/// An error from a session task.
+public struct SessionError: Error, Sendable, CustomStringConvertible {
+    /// The stable error codes. Message text is not API; codes are.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
+        public let rawValue: String
+        /// Creates a code from its name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
+        public var description: String { rawValue }
+
+        /// The task was cancelled (AFNetworking -999).
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// The request is invalid (header bytes, method, body source) — nothing was sent.
+        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        /// The URL cannot be requested (no host, not absolute).
+        public static let invalidURL = Code(rawValue: "invalidURL")
+        /// The URL's scheme is neither http nor https (a redirect included).
+        public static let unsupportedScheme = Code(rawValue: "unsupportedScheme")
+        /// A redirect from https to http was refused.
+        public static let insecureRedirect = Code(rawValue: "insecureRedirect")
+        /// More redirects than the limit.
+        public static let tooManyRedirects = Code(rawValue: "tooManyRedirects")
+        /// A redirect led back to a request already made in this task.
+        public static let redirectLoop = Code(rawValue: "redirectLoop")
+        /// The redirect handler refused a redirect that the task therefore could not follow
+        /// (only for resumed downloads; other tasks deliver the 3xx response).
+        public static let redirectRefused = Code(rawValue: "redirectRefused")
+        /// The Content-Encoding is unknown or its data is corrupt.
+        public static let badContentEncoding = Code(rawValue: "badContentEncoding")
+        /// The decoded body exceeded the decompression limits (size or ratio).
+        public static let decodedSizeExceeded = Code(rawValue: "decodedSizeExceeded")
+        /// The body exceeded `maximumDownloadSize` (curl `--max-filesize`).
+        public static let fileTooLarge = Code(rawValue: "fileTooLarge")
+        /// A buffered body exceeded `maximumBodySize`.
+        public static let bodyTooLarge = Code(rawValue: "bodyTooLarge")
+        /// A resumed download's 206 does not continue the partial file.
+        public static let resumeMismatch = Code(rawValue: "resumeMismatch")
+        /// The server answered a resume with 416 Range Not Satisfiable.
+        public static let rangeNotSatisfiable = Code(rawValue: "rangeNotSatisfiable")
+        /// Writing a downloaded file failed.
+        public static let fileWriteFailed = Code(rawValue: "fileWriteFailed")
+        /// Reading an upload's file or stream failed.
+        public static let fileReadFailed = Code(rawValue: "fileReadFailed")
+        /// The transport failed: see `connectionError`.
+        public static let connection = Code(rawValue: "connection")
+        /// The response serializer refused the response: see `serializationError`.
+        public static let serialization = Code(rawValue: "serialization")
+        /// The session was invalidated before the task could run.
+        public static let invalidated = Code(rawValue: "invalidated")
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// An explanation for people (not API).
+    public var message: String
+    /// The URL of the request that failed, with userinfo removed.
+    public var url: String?
+    /// The transport error, for `.connection` (and `.cancelled` when the transport saw it).
+    public var connectionError: ConnectionError?
+    /// The serializer's error, for `.serialization`.
+    public var serializationError: ResponseSerializationError?
+    /// The errno of a file operation, for `.fileWriteFailed` and `.fileReadFailed`.
+    public var errnoValue: Int32?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: the code.
+    ///   - message: the explanation.
+    ///   - url: the redacted URL, when known.
+    public init(_ code: Code, _ message: String, url: String? = nil) {
+        self.code = code
+        self.message = message
+        self.url = url
+    }
+
+    /// Wraps a transport error (cancellation keeps the cancelled code).
+    /// - Parameters:
+    ///   - error: the transport error.
+    ///   - url: the redacted URL.
+    /// - Returns: the session error.
+    public static func connection(_ error: ConnectionError, url: String?) -> SessionError {
+        var result = SessionError(error.code == .cancelled ? .cancelled : .connection, error.message, url: url)
+        result.connectionError = error
+        return result
+    }
+
+    /// curl's exit code for this error (design §9).
+    public var curlExitCode: Int {
+        switch code {
+        case .cancelled: return 42
+        case .invalidRequest: return 43
+        case .invalidURL: return 3
+        case .unsupportedScheme, .insecureRedirect: return 1
+        case .tooManyRedirects, .redirectLoop: return 47
+        case .redirectRefused: return 47
+        case .badContentEncoding: return 61
+        case .decodedSizeExceeded: return 63
+        case .fileTooLarge: return 63
+        case .bodyTooLarge: return 63
+        case .resumeMismatch, .rangeNotSatisfiable: return 33
+        case .fileWriteFailed: return 23
+        case .fileReadFailed: return 26
+        case .connection:
+            guard let connectionError else { return 56 }
+            if connectionError.code == .invalidRequest { return 43 }
+            if connectionError.code == .protocolError, connectionError.parserError?.code == .headTooLarge { return 100 }
+            return connectionError.curlExitCode
+        case .serialization:
+            guard let serializationError else { return 22 }
+            // AFNetworking wraps the content-type failure inside the status failure: status wins.
+            if serializationError.hasCode(.unacceptableStatusCode) { return 22 }
+            if serializationError.hasCode(.unacceptableContentType) { return 121 }
+            return 120
+        case .invalidated: return 42
+        default: return 1
+        }
+    }
+
+    /// The AFNetworking / NSURLError number where one exists: -999 cancelled, -1001 timed out,
+    /// -1007 too many redirects, -1011 bad server response, -1016 unacceptable content type,
+    /// -1015 cannot decode content, -1103 resource exceeds maximum size, -1002 unsupported URL,
+    /// -1000 bad URL; transport errors give their own number.
+    public var afNetworkingCode: Int? {
+        switch code {
+        case .cancelled: return -999
+        case .invalidURL: return -1000
+        case .unsupportedScheme: return -1002
+        case .insecureRedirect: return -1022
+        case .tooManyRedirects, .redirectLoop: return -1007
+        case .badContentEncoding, .decodedSizeExceeded: return -1015
+        case .fileTooLarge, .bodyTooLarge: return -1103
+        case .connection: return connectionError?.afNetworkingCode
+        case .serialization: return serializationError?.code.number
+        case .fileWriteFailed: return -3003
+        case .fileReadFailed: return -1022
+        default: return nil
+        }
+    }
+
+    /// `code: message (url)`.
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let url { text += " (\(url))" }
+        return text
+    }
+}

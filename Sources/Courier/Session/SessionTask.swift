@@ -1,0 +1,367 @@
+// SessionTask: what every task handle shares (AFNetworking's NSURLSessionTask plus the manager's
+// per-task delegate): the state machine suspended → running ⇄ suspended → (canceling) → completed,
+// the pause gate the transfer waits on, progress fan-out, the observer, and the completion waiters.
+//
+// Invariants:
+// - a task is created suspended; the first `resume()` starts its work, exactly once;
+// - `cancel()` is final: a task not yet started completes at once with `.cancelled`; a running task
+//   has its work cancelled and completes when the work returns;
+// - `suspend()` on a running task pauses the transfer at the next body slice (no byte is read
+//   while paused: back-pressure reaches the server); `resume()` continues it;
+// - the outcome is set once; every waiter, past or future, sees the same outcome.
+
+import CourierBytes
+import CourierHTTP1
+import CourierURL
+import Synchronization
+
+/// The state of a task (NSURLSessionTaskState).
+public enum TaskState: Sendable, Hashable {
+    /// Created or paused; `resume()` runs it.
+    case suspended
+    /// Running.
+    case running
+    /// `cancel()` was called; the work is winding down.
+    case canceling
+    /// Finished, successfully or not.
+    case completed
+}
+
+/// Bytes transferred so far and the total when it is known.
+public struct TransferProgress: Sendable, Hashable {
+    /// Bytes done.
+    public var completed: UInt64
+    /// The expected total, when known (Content-Length, or the request body's length).
+    public var total: UInt64?
+
+    /// Creates a progress value.
+    /// - Parameters:
+    ///   - completed: bytes done.
+    ///   - total: the total, if known.
+    public init(completed: UInt64, total: UInt64?) {
+        self.completed = completed
+        self.total = total
+    }
+
+    /// `completed / total`, or nil when the total is unknown or zero.
+    public var fractionCompleted: Double? {
+        guard let total, total > 0 else { return nil }
+        return Double(completed) / Double(total)
+    }
+}
+
+/// A response head as received: version, status, reason phrase and fields.
+public struct ResponseHeadInfo: Sendable {
+    /// The HTTP version of the status line.
+    public var version: HTTPVersion
+    /// The status code.
+    public var status: Int
+    /// The reason phrase.
+    public var reason: String
+    /// The header fields, in the order received.
+    public var headers: HTTPHeaders
+
+    /// Creates a head description.
+    public init(version: HTTPVersion, status: Int, reason: String, headers: HTTPHeaders) {
+        self.version = version
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+    }
+}
+
+/// What happens during a task, in order, for tracing (curl `-v`) and write-out variables.
+public enum TaskEvent: Sendable {
+    /// A new connection is being made.
+    case connecting(host: String, port: UInt16)
+    /// A connection is ready for the next request (new or reused).
+    case connected(host: String, port: UInt16, address: String?, reused: Bool, tls: Bool)
+    /// The exact bytes of a request head that were sent (every redirect hop too).
+    case requestHead(ByteBuffer)
+    /// A response head received (redirect responses too).
+    case responseHead(ResponseHeadInfo)
+    /// A redirect is being followed.
+    case redirect(from: URI, to: URI, status: Int)
+}
+
+/// Where callbacks run (AFNetworking's completion queue): a function that runs a job.
+public struct CallbackExecutor: Sendable {
+    let run: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+    /// Creates an executor from a function that runs each job it is given, once.
+    /// - Parameter run: the function.
+    public init(_ run: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) { self.run = run }
+
+    /// Runs callbacks at once on the thread that finished the task.
+    public static let immediate = CallbackExecutor { job in job() }
+    /// Runs each callback in a new unstructured Swift task.
+    public static let task = CallbackExecutor { job in Task { job() } }
+}
+
+/// What every task handle offers (AFNetworking's NSURLSessionTask surface).
+public protocol SessionTask: AnyObject, Sendable {
+    /// A number unique within the session.
+    var identifier: Int { get }
+    /// The current state.
+    var state: TaskState { get }
+    /// Starts the task, or continues a suspended one.
+    func resume()
+    /// Pauses the task: a running transfer stops reading at the next body slice.
+    func suspend()
+    /// Cancels the task; it completes with `SessionError.cancelled` (-999).
+    func cancel()
+    /// Upload progress values, in order; the stream ends when the task completes.
+    func uploadProgress() -> AsyncStream<TransferProgress>
+    /// Download progress values, in order; the stream ends when the task completes.
+    func downloadProgress() -> AsyncStream<TransferProgress>
+    /// Sets callbacks for progress (called in order, on the transfer's thread).
+    func setProgressHandler(upload: (@Sendable (TransferProgress) -> Void)?, download: (@Sendable (TransferProgress) -> Void)?)
+    /// Sets the observer of task events; call it before `resume()`.
+    func setObserver(_ observer: @escaping @Sendable (TaskEvent) -> Void)
+}
+
+/// The shared machinery behind every task kind.
+final class TaskCore: Sendable {
+    let identifier: Int
+    private struct Shared {
+        var state: TaskState = .suspended
+        var started = false
+        var work: Task<Void, Never>?
+        var gateWaiters: [CheckedContinuation<Void, Never>] = []
+        var uploadStreams: [AsyncStream<TransferProgress>.Continuation] = []
+        var downloadStreams: [AsyncStream<TransferProgress>.Continuation] = []
+        var uploadHandler: (@Sendable (TransferProgress) -> Void)?
+        var downloadHandler: (@Sendable (TransferProgress) -> Void)?
+        var observer: (@Sendable (TaskEvent) -> Void)?
+        var finished = false
+    }
+    private let shared = Mutex(Shared())
+    /// Runs the task's work; set once by the owner before the first resume.
+    private let starter: Mutex<(@Sendable (TaskCore) async -> Void)?> = Mutex(nil)
+    /// Completes the task as cancelled without running it.
+    private let cancelledBeforeStart: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+    private struct WeakSession { weak var value: SessionStorage? }
+    private let sessionReference = Mutex(WeakSession())
+    /// The owning session (weak: a session's tasks must not keep it alive).
+    var session: SessionStorage? {
+        get { sessionReference.withLock { $0.value } }
+        set { sessionReference.withLock { $0.value = newValue } }
+    }
+
+    init(identifier: Int) { self.identifier = identifier }
+
+    func install(work: @escaping @Sendable (TaskCore) async -> Void, cancelledBeforeStart: @escaping @Sendable () -> Void) {
+        starter.withLock { $0 = work }
+        self.cancelledBeforeStart.withLock { $0 = cancelledBeforeStart }
+    }
+
+    var state: TaskState { shared.withLock { $0.state } }
+    var hasStarted: Bool { shared.withLock { $0.started } }
+    var isCancelled: Bool { shared.withLock { $0.state == .canceling } }
+
+    func resume() {
+        enum Action { case none, started, wake([CheckedContinuation<Void, Never>]) }
+        let work = starter.withLock { $0 }
+        let action = shared.withLock { s -> Action in
+            guard s.state == .suspended else { return .none }
+            s.state = .running
+            if !s.started {
+                s.started = true
+                guard let work else { return .none }
+                // Created under the lock so a concurrent cancel() always finds it.
+                s.work = Task { await work(self) }
+                return .started
+            }
+            let waiters = s.gateWaiters
+            s.gateWaiters.removeAll()
+            return .wake(waiters)
+        }
+        switch action {
+        case .none: return
+        case .started:
+            session?.post(.taskResumed(identifier))
+        case .wake(let waiters):
+            session?.post(.taskResumed(identifier))
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    func suspend() {
+        let changed = shared.withLock { s -> Bool in
+            guard s.state == .running else { return false }
+            s.state = .suspended
+            return true
+        }
+        if changed { session?.post(.taskSuspended(identifier)) }
+    }
+
+    func cancel() {
+        enum Action { case none, cancelUnstarted, cancelRunning(Task<Void, Never>?, [CheckedContinuation<Void, Never>]) }
+        let action = shared.withLock { s -> Action in
+            guard s.state != .completed && s.state != .canceling else { return .none }
+            s.state = .canceling
+            let waiters = s.gateWaiters
+            s.gateWaiters.removeAll()
+            if !s.started {
+                s.started = true
+                return .cancelUnstarted
+            }
+            return .cancelRunning(s.work, waiters)
+        }
+        switch action {
+        case .none: return
+        case .cancelUnstarted:
+            cancelledBeforeStart.withLock { $0 }?()
+        case .cancelRunning(let work, let waiters):
+            work?.cancel()
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    /// Suspends the transfer while the task is suspended; returns at once when running.
+    /// - Throws: `SessionError.cancelled` when the task was cancelled.
+    func waitWhileSuspended() async throws(SessionError) {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = shared.withLock { s -> Bool in
+                guard s.state == .suspended else { return true }
+                s.gateWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+        if isCancelled || Task.isCancelled { throw SessionError(.cancelled, "the task was cancelled") }
+    }
+
+    /// Marks the task completed and ends the progress streams. Returns false if it already was.
+    @discardableResult
+    func markCompleted() -> Bool {
+        let streams = shared.withLock { s -> ([AsyncStream<TransferProgress>.Continuation])? in
+            guard !s.finished else { return nil }
+            s.finished = true
+            s.state = .completed
+            let all = s.uploadStreams + s.downloadStreams
+            s.uploadStreams.removeAll()
+            s.downloadStreams.removeAll()
+            return all
+        }
+        guard let streams else { return false }
+        for stream in streams { stream.finish() }
+        return true
+    }
+
+    // MARK: Progress and observation
+
+    func uploadProgressStream() -> AsyncStream<TransferProgress> {
+        let (stream, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .unbounded)
+        let finished = shared.withLock { s -> Bool in
+            if !s.finished { s.uploadStreams.append(continuation) }
+            return s.finished
+        }
+        if finished { continuation.finish() }
+        return stream
+    }
+
+    func downloadProgressStream() -> AsyncStream<TransferProgress> {
+        let (stream, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .unbounded)
+        let finished = shared.withLock { s -> Bool in
+            if !s.finished { s.downloadStreams.append(continuation) }
+            return s.finished
+        }
+        if finished { continuation.finish() }
+        return stream
+    }
+
+    func setProgressHandler(upload: (@Sendable (TransferProgress) -> Void)?, download: (@Sendable (TransferProgress) -> Void)?) {
+        shared.withLock { s in
+            s.uploadHandler = upload
+            s.downloadHandler = download
+        }
+    }
+
+    func setObserver(_ observer: @escaping @Sendable (TaskEvent) -> Void) {
+        shared.withLock { $0.observer = observer }
+    }
+
+    func reportUpload(_ progress: TransferProgress) {
+        let (handler, streams) = shared.withLock { ($0.uploadHandler, $0.uploadStreams) }
+        handler?(progress)
+        for stream in streams { stream.yield(progress) }
+    }
+
+    func reportDownload(_ progress: TransferProgress) {
+        let (handler, streams) = shared.withLock { ($0.downloadHandler, $0.downloadStreams) }
+        handler?(progress)
+        for stream in streams { stream.yield(progress) }
+    }
+
+    func emit(_ event: TaskEvent) {
+        shared.withLock { $0.observer }?(event)
+    }
+
+    var hasObserver: Bool { shared.withLock { $0.observer != nil } }
+}
+
+/// The parts of the public protocol every task kind forwards to its core.
+protocol TaskCoreOwner: SessionTask {
+    var core: TaskCore { get }
+}
+
+extension TaskCoreOwner {
+    /// A number unique within the session.
+    public var identifier: Int { core.identifier }
+    /// The current state.
+    public var state: TaskState { core.state }
+    /// Starts the task, or continues a suspended one.
+    public func resume() { core.resume() }
+    /// Pauses the task at the next body slice.
+    public func suspend() { core.suspend() }
+    /// Cancels the task (-999).
+    public func cancel() { core.cancel() }
+    /// Upload progress values, in order.
+    public func uploadProgress() -> AsyncStream<TransferProgress> { core.uploadProgressStream() }
+    /// Download progress values, in order.
+    public func downloadProgress() -> AsyncStream<TransferProgress> { core.downloadProgressStream() }
+    /// Sets progress callbacks.
+    public func setProgressHandler(upload: (@Sendable (TransferProgress) -> Void)?, download: (@Sendable (TransferProgress) -> Void)?) {
+        core.setProgressHandler(upload: upload, download: download)
+    }
+    /// Sets the task-event observer.
+    public func setObserver(_ observer: @escaping @Sendable (TaskEvent) -> Void) { core.setObserver(observer) }
+}
+
+/// A value set once and awaited by any number of waiters.
+final class OnceValue<Value: Sendable>: Sendable {
+    private struct State {
+        var value: Value?
+        var waiters: [CheckedContinuation<Value, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    /// Sets the value; later calls are ignored. Returns whether this call set it.
+    @discardableResult
+    func set(_ value: Value) -> Bool {
+        let waiters = state.withLock { s -> [CheckedContinuation<Value, Never>]? in
+            guard s.value == nil else { return nil }
+            s.value = value
+            let waiters = s.waiters
+            s.waiters.removeAll()
+            return waiters
+        }
+        guard let waiters else { return false }
+        for waiter in waiters { waiter.resume(returning: value) }
+        return true
+    }
+
+    var current: Value? { state.withLock { $0.value } }
+
+    func wait() async -> Value {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { s -> Value? in
+                if let value = s.value { return value }
+                s.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

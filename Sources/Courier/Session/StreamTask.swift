@@ -1,0 +1,262 @@
+// StreamTask: the response body as an `AsyncSequence` of decoded slices with back-pressure
+// (design §4). The transfer hands one slice at a time to the consumer and waits until it is taken
+// before reading the next from the socket, so a slow consumer slows the server, and memory stays at
+// one slice. A consumer that stops iterating (its iterator is released) cancels the transfer.
+
+import CourierBytes
+import Synchronization
+
+/// A rendezvous channel between the transfer (producer) and the body's iterator (consumer).
+final class BodyChannel: Sendable {
+    private struct State {
+        var pending: ByteBuffer?
+        var producer: CheckedContinuation<Bool, Never>?
+        var consumer: CheckedContinuation<Result<ByteBuffer?, SessionError>, Never>?
+        var end: Result<Void, SessionError>?
+        var consumerGone = false
+    }
+    private let state = Mutex(State())
+
+    /// Hands `slice` to the consumer; returns when it was taken. Throws when the consumer left.
+    func send(_ slice: ByteBuffer) async throws(SessionError) {
+        let delivered: Bool = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            enum Action { case handed(CheckedContinuation<Result<ByteBuffer?, SessionError>, Never>), wait, gone }
+            let action = state.withLock { s -> Action in
+                if s.consumerGone { return .gone }
+                if let consumer = s.consumer {
+                    s.consumer = nil
+                    return .handed(consumer)
+                }
+                s.pending = slice
+                s.producer = continuation
+                return .wait
+            }
+            switch action {
+            case .handed(let consumer):
+                consumer.resume(returning: .success(slice))
+                continuation.resume(returning: true)
+            case .gone:
+                continuation.resume(returning: false)
+            case .wait:
+                break
+            }
+        }
+        if !delivered { throw SessionError(.cancelled, "the body's consumer stopped reading") }
+    }
+
+    /// Ends the body (success or failure).
+    func close(_ end: Result<Void, SessionError>) {
+        let consumer = state.withLock { s -> CheckedContinuation<Result<ByteBuffer?, SessionError>, Never>? in
+            guard s.end == nil else { return nil }
+            s.end = end
+            let consumer = s.consumer
+            s.consumer = nil
+            return consumer
+        }
+        guard let consumer else { return }
+        switch end {
+        case .success: consumer.resume(returning: .success(nil))
+        case .failure(let error): consumer.resume(returning: .failure(error))
+        }
+    }
+
+    /// The next slice, nil at the end.
+    func next() async throws(SessionError) -> ByteBuffer? {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ByteBuffer?, SessionError>, Never>) in
+            enum Action { case take(ByteBuffer, CheckedContinuation<Bool, Never>?), ended(Result<Void, SessionError>), wait }
+            let action = state.withLock { s -> Action in
+                if let pending = s.pending {
+                    s.pending = nil
+                    let producer = s.producer
+                    s.producer = nil
+                    return .take(pending, producer)
+                }
+                if let end = s.end { return .ended(end) }
+                s.consumer = continuation
+                return .wait
+            }
+            switch action {
+            case .take(let slice, let producer):
+                producer?.resume(returning: true)
+                continuation.resume(returning: .success(slice))
+            case .ended(.success):
+                continuation.resume(returning: .success(nil))
+            case .ended(.failure(let error)):
+                continuation.resume(returning: .failure(error))
+            case .wait:
+                break
+            }
+        }
+        return try result.get()
+    }
+
+    /// The consumer will not read any more: a waiting producer is released with failure.
+    func consumerLeft() {
+        let producer = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+            s.consumerGone = true
+            s.pending = nil
+            let producer = s.producer
+            s.producer = nil
+            return producer
+        }
+        producer?.resume(returning: false)
+    }
+}
+
+/// A streamed response body: decoded slices, in order, with back-pressure. Iterate it once.
+public struct ResponseBodyStream: AsyncSequence, Sendable {
+    /// A slice of the body.
+    public typealias Element = ByteBuffer
+    /// Errors are `SessionError`.
+    public typealias Failure = SessionError
+
+    let channel: BodyChannel
+    let task: TaskCore
+
+    /// Releasing the iterator before the end cancels the transfer.
+    final class Lease: Sendable {
+        let channel: BodyChannel
+        let task: TaskCore
+        let finished = Atomic<Bool>(false)
+        init(channel: BodyChannel, task: TaskCore) {
+            self.channel = channel
+            self.task = task
+        }
+        deinit {
+            if !finished.load(ordering: .relaxed) {
+                channel.consumerLeft()
+                task.cancel()
+            }
+        }
+    }
+
+    /// The iterator.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let lease: Lease
+
+        /// The next slice, or nil at the end of the body.
+        /// - Returns: the slice, or nil.
+        /// - Throws: `SessionError`.
+        public mutating func next() async throws(SessionError) -> ByteBuffer? {
+            do {
+                let slice = try await lease.channel.next()
+                if slice == nil { lease.finished.store(true, ordering: .relaxed) }
+                return slice
+            } catch {
+                lease.finished.store(true, ordering: .relaxed)
+                throw error
+            }
+        }
+    }
+
+    /// Makes the iterator.
+    /// - Returns: the iterator.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(lease: Lease(channel: channel, task: task)) }
+
+    /// Reads the whole body into one buffer.
+    /// - Parameter limit: the most bytes to accept.
+    /// - Returns: the body.
+    /// - Throws: `SessionError` (`.bodyTooLarge` beyond `limit`).
+    public func collect(upTo limit: Int = 10 * 1024 * 1024) async throws(SessionError) -> ByteBuffer {
+        var result = ByteBuffer()
+        for try await slice in self {
+            guard result.readableBytes + slice.readableBytes <= limit else {
+                throw SessionError(.bodyTooLarge, "the body is larger than \(limit) bytes")
+            }
+            result.writeBuffer(slice)
+        }
+        return result
+    }
+}
+
+/// The final response of a stream task: its head, and the body still to be read.
+public struct StreamedResponse: Sendable {
+    /// The head as the serializers see it.
+    public var head: HTTPResponseHead
+    /// The head as received (version, reason phrase).
+    public var info: ResponseHeadInfo
+    /// The URL of the request that got this response (after redirects).
+    public var url: String
+    /// The body.
+    public var body: ResponseBodyStream
+}
+
+/// Delivers the head to `response()` and slices through the channel.
+final class StreamSink: ResponseSink {
+    let channel = BodyChannel()
+    let head = OnceValue<Result<(HTTPResponseHead, ResponseHeadInfo, String), SessionError>>()
+
+    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
+        self.head.set(.success((head, info, request.uri.redactedDescription)))
+    }
+
+    func write(_ bytes: ByteBuffer) async throws(SessionError) { try await channel.send(bytes) }
+
+    func finish() async throws(SessionError) { channel.close(.success(())) }
+
+    func abort(_ error: SessionError, begun: Bool) async {
+        head.set(.failure(error))
+        channel.close(.failure(error))
+    }
+}
+
+/// A task whose response body streams with back-pressure.
+public final class StreamTask: TaskCoreOwner, Sendable {
+    let core: TaskCore
+    private let sink = StreamSink()
+    private let finalMetrics = OnceValue<TaskMetrics>()
+    private let refused: SessionError?
+
+    init(session: SessionStorage, request: HTTPRequest) {
+        let url = request.uri.redactedDescription
+        guard let core = session.register() else {
+            core = TaskCore(identifier: session.refusedIdentifier())
+            refused = SessionError(.invalidated, "the session was invalidated", url: url)
+            core.markCompleted()
+            return
+        }
+        refused = nil
+        self.core = core
+        let sink = self.sink
+        let finalMetrics = self.finalMetrics
+        core.install(work: { core in
+            let metrics = MetricsRecorder(url: url)
+            let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false, followsRedirects: true)
+            var failure: SessionError?
+            do throws(SessionError) {
+                let final = try await transfer.run(request, sink: sink)
+                metrics.update { $0.effectiveURL = final.request.uri.redactedDescription }
+            } catch {
+                failure = error
+                await sink.abort(error, begun: true)
+            }
+            core.markCompleted()
+            finalMetrics.set(metrics.finish())
+            session.taskFinished(core.identifier, error: failure)
+        }, cancelledBeforeStart: {
+            let error = SessionError(.cancelled, "the task was cancelled", url: url)
+            core.markCompleted()
+            Task { await sink.abort(error, begun: false) }
+            finalMetrics.set(TaskMetrics(effectiveURL: url))
+            session.taskFinished(core.identifier, error: error)
+        })
+    }
+
+    /// Resumes the task if it never ran, follows redirects, and returns the final head; the body
+    /// streams from the returned value.
+    /// - Returns: the response.
+    /// - Throws: `SessionError` (transport, redirect, cancellation).
+    public func response() async throws(SessionError) -> StreamedResponse {
+        if let refused { throw refused }
+        if !core.hasStarted { core.resume() }
+        let (head, info, url) = try await sink.head.wait().get()
+        return StreamedResponse(head: head, info: info, url: url, body: ResponseBodyStream(channel: sink.channel, task: core))
+    }
+
+    /// The task's metrics once it completed (after the body ended or failed).
+    public var metrics: TaskMetrics? { finalMetrics.current }
+
+    /// Waits for the task to complete and returns its metrics.
+    /// - Returns: the metrics.
+    public func completedMetrics() async -> TaskMetrics { await finalMetrics.wait() }
+}

@@ -1,0 +1,438 @@
+// Transfer: one task's exchanges, from the first request to the end of the final body. It owns the
+// redirect loop, the 401 challenge retry, sending bodies with upload progress, and the receive
+// pipeline (pause gate → content decoding → size limits → download progress → sink).
+//
+// Each exchange runs inside `ConnectionPool.execute`, so a connection is leased for exactly one
+// request and given back (or closed) when the exchange returns. The pool's retry-once rule may run
+// the exchange closure twice for an idempotent request; the closure is written so a second run
+// starts from scratch (the body is replayed from its source, the sink has not begun yet).
+//
+// Invariants:
+// - the sink's `begin` is called at most once, with the final response head, before any body byte;
+// - a failure after `begin` is reported to the sink (`abort`) so it can discard or keep bytes;
+// - nothing is sent when the request is invalid (scheme, host, header bytes): those errors come
+//   from `RequestPreparation` before a connection is leased.
+
+import CourierBytes
+import CourierHTTP1
+import CourierMultipart
+import CourierPosix
+import CourierURL
+import Synchronization
+
+/// Receives the final response of a task.
+protocol ResponseSink: Sendable {
+    /// The final head arrived; may throw to refuse it (nothing of the body is read then).
+    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError)
+    /// The next decoded body bytes, in order.
+    func write(_ bytes: ByteBuffer) async throws(SessionError)
+    /// The body ended.
+    func finish() async throws(SessionError)
+    /// The transfer failed after `begin` (or before it, with `begun` false).
+    func abort(_ error: SessionError, begun: Bool) async
+}
+
+/// The outcome of a transfer: the final head (the sink has consumed the body).
+struct TransferOutcome: Sendable {
+    var head: HTTPResponseHead
+    var info: ResponseHeadInfo
+    var request: HTTPRequest
+}
+
+/// Collects metrics as the transfer goes.
+final class MetricsRecorder: Sendable {
+    private struct State {
+        var metrics: TaskMetrics
+    }
+    private let state: Mutex<State>
+    let started: Instant
+
+    init(url: String) {
+        started = Instant.now()
+        state = Mutex(State(metrics: TaskMetrics(effectiveURL: url)))
+    }
+
+    func update(_ body: (inout TaskMetrics) -> Void) { state.withLock { body(&$0.metrics) } }
+
+    func updateTransaction(_ body: (inout TransactionMetrics) -> Void) {
+        state.withLock { s in
+            guard !s.metrics.transactions.isEmpty else { return }
+            body(&s.metrics.transactions[s.metrics.transactions.count - 1])
+        }
+    }
+
+    var elapsed: Duration { Instant.now() - started }
+
+    func finish() -> TaskMetrics {
+        let total = elapsed
+        return state.withLock { s in
+            s.metrics.totalDuration = total
+            return s.metrics
+        }
+    }
+}
+
+struct Transfer: Sendable {
+    let storage: SessionStorage
+    let core: TaskCore
+    let metrics: MetricsRecorder
+    /// Resumed downloads ask for a range; then no compression is requested.
+    let isRangeRequest: Bool
+    /// Redirect policy for this transfer.
+    let followsRedirects: Bool
+
+    var configuration: SessionConfiguration { storage.configuration }
+
+    /// Runs the transfer under the session's total timeout.
+    func run(_ request: HTTPRequest, sink: some ResponseSink) async throws(SessionError) -> TransferOutcome {
+        guard let total = configuration.totalTimeout else {
+            return try await runLoop(request, sink: sink)
+        }
+        let outcome: Result<TransferOutcome, SessionError> = await withTaskGroup(of: Result<TransferOutcome, SessionError>?.self) { group in
+            group.addTask {
+                do throws(SessionError) { return .success(try await self.runLoop(request, sink: sink)) } catch { return .failure(error) }
+            }
+            group.addTask {
+                try? await Task.sleep(for: total)
+                if Task.isCancelled { return nil }
+                var error = ConnectionError(.totalTimeout, "the operation took longer than \(total)")
+                error.message = "operation timed out after \(total)"
+                return .failure(SessionError.connection(error, url: request.uri.redactedDescription))
+            }
+            var result: Result<TransferOutcome, SessionError>?
+            while let next = await group.next() {
+                if let next {
+                    result = next
+                    break
+                }
+            }
+            group.cancelAll()
+            // The loser still runs its cancellation; wait so no work outlives the task.
+            while await group.next() != nil {}
+            return result!
+        }
+        if case .failure(let error) = outcome, error.connectionError?.code == .totalTimeout {
+            await sink.abort(error, begun: true)
+        }
+        return try outcome.get()
+    }
+
+    private func runLoop(_ original: HTTPRequest, sink: some ResponseSink) async throws(SessionError) -> TransferOutcome {
+        var request = RequestPreparation.prepare(original, configuration: configuration, isRangeRequest: isRangeRequest)
+        var visited: Set<String> = [request.method.rawValue + " " + request.uri.description]
+        var redirects = 0
+        var authenticationFailures = 0
+        while true {
+            try checkCancelled(request)
+            let origin = try RequestPreparation.origin(of: request.uri)
+            let length = try RequestPreparation.bodyLength(request)
+            let encoded = try RequestPreparation.encodeHead(request, length: length)
+            let step = try await exchange(request, origin: origin, length: length, encoded: encoded,
+                                          sink: sink, redirectsSoFar: redirects, authenticationFailures: authenticationFailures)
+            switch step {
+            case .final(let outcome):
+                return outcome
+            case .authenticate(let credential):
+                authenticationFailures += 1
+                request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+            case .redirect(let head, let info, let location):
+                redirects += 1
+                guard redirects <= configuration.redirectLimit else {
+                    let error = SessionError(.tooManyRedirects, "maximum (\(configuration.redirectLimit)) redirects followed",
+                                             url: request.uri.redactedDescription)
+                    await sink.abort(error, begun: false)
+                    throw error
+                }
+                var next: HTTPRequest
+                do throws(SessionError) {
+                    next = try RedirectRules.nextRequest(after: request, status: info.status, location: location,
+                                                         allowsInsecure: configuration.allowsInsecureRedirects)
+                } catch {
+                    await sink.abort(error, begun: false)
+                    throw error
+                }
+                if let handler = configuration.redirectHandler {
+                    switch await handler(Redirect(status: info.status, response: head, previousRequest: request, nextRequest: next)) {
+                    case .follow: break
+                    case .followWith(let replacement): next = replacement
+                    case .refuse:
+                        // The 3xx itself becomes the response, as AFNetworking returns it when the
+                        // redirect block answers nil.
+                        return try await deliverRedirectResponse(request, sink: sink)
+                    }
+                }
+                let key = next.method.rawValue + " " + next.uri.description
+                guard visited.insert(key).inserted else {
+                    let error = SessionError(.redirectLoop, "the redirect to \(next.uri.redactedDescription) leads back to an earlier request",
+                                             url: next.uri.redactedDescription)
+                    await sink.abort(error, begun: false)
+                    throw error
+                }
+                core.emit(.redirect(from: request.uri, to: next.uri, status: info.status))
+                metrics.update { $0.redirectCount += 1 }
+                request = next
+            }
+        }
+    }
+
+    /// A refused redirect: the 3xx is sent again without following (rare; the hook refused after
+    /// the body was drained, so the response is fetched once more and delivered).
+    private func deliverRedirectResponse(_ request: HTTPRequest, sink: some ResponseSink) async throws(SessionError) -> TransferOutcome {
+        let plain = Transfer(storage: storage, core: core, metrics: metrics, isRangeRequest: isRangeRequest, followsRedirects: false)
+        return try await plain.runLoop(request, sink: sink)
+    }
+
+    private enum Step: Sendable {
+        case final(TransferOutcome)
+        case redirect(HTTPResponseHead, ResponseHeadInfo, location: String)
+        case authenticate(Credential)
+    }
+
+    private func checkCancelled(_ request: HTTPRequest) throws(SessionError) {
+        if Task.isCancelled || core.isCancelled {
+            throw SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
+        }
+    }
+
+    /// One request and its response on a pooled connection.
+    private func exchange(_ request: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength, encoded: EncodedHead,
+                          sink: some ResponseSink, redirectsSoFar: Int, authenticationFailures: Int) async throws(SessionError) -> Step {
+        let url = request.uri.redactedDescription
+        let begun = Flag()
+        do {
+            return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
+                try await self.exchange(on: connection, request: request, length: length, encoded: encoded, sink: sink,
+                                        begun: begun, authenticationFailures: authenticationFailures)
+            }
+        } catch {
+            let failure = Transfer.sessionError(error, url: url, core: core)
+            await sink.abort(failure, begun: begun.isSet)
+            throw failure
+        }
+    }
+
+    static func sessionError(_ error: any Error, url: String, core: TaskCore) -> SessionError {
+        if core.isCancelled { return SessionError(.cancelled, "the task was cancelled", url: url) }
+        switch error {
+        case let error as SessionError: return error
+        case let error as ConnectionError: return .connection(error, url: url)
+        case is CancellationError: return SessionError(.cancelled, "the task was cancelled", url: url)
+        case let error as PoolErrorConvertible: return .connection(error.connectionError, url: url)
+        default: return .connection(ConnectionError(.connectFailed, "\(error)"), url: url)
+        }
+    }
+
+    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, length: BodyLength, encoded: EncodedHead,
+                          sink: some ResponseSink, begun: Flag, authenticationFailures: Int) async throws -> Step {
+        let reused = connection.requestCount > 0
+        let remote = connection.remoteAddress.map { "\($0)" }
+        core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
+        let offset = metrics.elapsed
+        let timings = connection.timings
+        metrics.update { m in
+            if !reused { m.connectCount += 1 }
+            var transaction = TransactionMetrics(url: request.uri.redactedDescription, reusedConnection: reused)
+            transaction.fetchStart = offset
+            if !reused {
+                transaction.dns = timings.resolution
+                transaction.connect = timings.connect
+                transaction.tlsHandshake = timings.tlsHandshake
+            }
+            m.transactions.append(transaction)
+        }
+        if core.hasObserver { core.emit(.requestHead(ByteBuffer(bytes: encoded.bytes.joined))) }
+
+        try await connection.sendHead(method: request.method, target: request.uri.requestTarget, headers: request.headers, body: length)
+        let sent = try await sendBody(request, length: length, on: connection)
+        metrics.update { $0.bytesSent = sent }
+        let requestSent = metrics.elapsed
+        metrics.updateTransaction { $0.requestSent = requestSent }
+
+        let response = try await connection.receiveResponse()
+        let firstByte = metrics.elapsed
+        metrics.updateTransaction { $0.firstByte = firstByte }
+        let info = ResponseHeadInfo(version: response.version, status: response.status, reason: response.reasonPhrase, headers: response.headers)
+        let head = HTTPResponseHead(status: response.status, headers: response.headers)
+        core.emit(.responseHead(info))
+
+        if followsRedirects && configuration.followsRedirects && RedirectRules.isFollowable(response.status),
+           let location = response.headers.first(name: "Location") {
+            try await drain(response.body, connection: connection)
+            metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+            return .redirect(head, info, location: location)
+        }
+        if response.status == 401, let handler = configuration.challengeHandler, authenticationFailures == 0 {
+            let disposition = await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authenticationFailures))
+            switch disposition {
+            case .useCredential(let credential?):
+                try await drain(response.body, connection: connection)
+                return .authenticate(credential)
+            case .cancelAuthenticationChallenge:
+                await connection.close()
+                throw SessionError(.cancelled, "the authentication challenge was cancelled", url: request.uri.redactedDescription)
+            default: break
+            }
+        }
+
+        try await receiveBody(response, head: head, info: info, request: request, sink: sink, begun: begun, connection: connection)
+        metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+        return .final(TransferOutcome(head: head, info: info, request: request))
+    }
+
+    /// Reads and drops a body that nobody wants (a redirect's); a large one closes the connection
+    /// instead of being read (curl reads redirect bodies too, up to a limit).
+    private func drain(_ body: HTTP1ResponseBody, connection: HTTP1Connection) async throws {
+        var dropped = 0
+        for try await slice in body {
+            dropped += slice.readableBytes
+            if dropped > 1 << 20 {
+                await connection.close()
+                return
+            }
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends the body from its source with upload progress; returns the bytes sent.
+    private func sendBody(_ request: HTTPRequest, length: BodyLength, on connection: HTTP1Connection) async throws -> UInt64 {
+        let total: UInt64?
+        switch length {
+        case .known(let n): total = n
+        default: total = nil
+        }
+        var sent: UInt64 = 0
+        func report() { core.reportUpload(TransferProgress(completed: sent, total: total)) }
+
+        switch request.body {
+        case .none:
+            return 0
+        case .bytes(var buffer):
+            guard buffer.readableBytes > 0 else { return 0 }
+            // Slices share the buffer's storage: progress every 256 KiB without copying.
+            while buffer.readableBytes > 0 {
+                let slice = buffer.readSlice(length: min(buffer.readableBytes, 256 * 1024))!
+                try await connection.writeBody(slice)
+                sent += UInt64(slice.readableBytes)
+                report()
+            }
+        case .multipart(let form):
+            var stream = form.makeBodyStream(fileSystem: PosixFileSystem())
+            while true {
+                var chunk = ByteBuffer()
+                let n: Int
+                do {
+                    n = try stream.read(into: &chunk, maxBytes: 256 * 1024)
+                } catch {
+                    throw SessionError(.fileReadFailed, "reading a multipart part failed: \(error)", url: request.uri.redactedDescription)
+                }
+                if n == 0 { break }
+                try await connection.writeBody(chunk)
+                sent += UInt64(n)
+                report()
+            }
+        case .file(let path):
+            let file: File
+            do { file = try File.open(path) } catch {
+                throw SessionError(.fileReadFailed, "cannot open the upload file \(path): \(error)", url: request.uri.redactedDescription)
+            }
+            defer { try? file.close() }
+            while true {
+                if let total, sent >= total { break }
+                var chunk = ByteBuffer()
+                let want = total.map { Int(min($0 - sent, 256 * 1024)) } ?? 256 * 1024
+                let n: Int
+                do { n = try file.read(into: &chunk, maxBytes: want, at: Int64(sent)) } catch {
+                    throw SessionError(.fileReadFailed, "reading the upload file \(path) failed: \(error)", url: request.uri.redactedDescription)
+                }
+                if n == 0 {
+                    throw SessionError(.fileReadFailed, "the upload file \(path) became shorter while it was sent", url: request.uri.redactedDescription)
+                }
+                try await connection.writeBody(chunk)
+                sent += UInt64(n)
+                report()
+            }
+        case .stream(_, let stream):
+            var reader: any MultipartStreamReader
+            do { reader = try stream.makeReader() } catch {
+                throw SessionError(.fileReadFailed, "the upload stream cannot start: \(error)", url: request.uri.redactedDescription)
+            }
+            while true {
+                var chunk = ByteBuffer()
+                let n: Int
+                do {
+                    n = try chunk.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 * 1024) { raw in
+                        try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(64 * 1024)))
+                    }
+                } catch {
+                    throw SessionError(.fileReadFailed, "reading the upload stream failed: \(error)", url: request.uri.redactedDescription)
+                }
+                if n == 0 { break }
+                if let total, sent + UInt64(n) > total {
+                    throw SessionError(.fileReadFailed, "the upload stream is longer than its declared \(total) bytes",
+                                       url: request.uri.redactedDescription)
+                }
+                try await connection.writeBody(chunk)
+                sent += UInt64(n)
+                report()
+            }
+            if let total, sent != total {
+                throw SessionError(.fileReadFailed, "the upload stream ended after \(sent) of its declared \(total) bytes",
+                                   url: request.uri.redactedDescription)
+            }
+        }
+        try await connection.finishBody()
+        return sent
+    }
+
+    // MARK: Receiving
+
+    private func receiveBody(_ response: HTTP1Response, head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest,
+                             sink: some ResponseSink, begun: Flag, connection: HTTP1Connection) async throws {
+        let url = request.uri.redactedDescription
+        let announced = response.headers.first(name: "Content-Length").flatMap { UInt64($0) }
+        var decoder = try ContentDecoding.make(for: response.headers, request: request, configuration: configuration, url: url)
+        if let limit = configuration.maximumDownloadSize, decoder.isIdentity, let announced, announced > limit {
+            await connection.close()
+            throw SessionError(.fileTooLarge, "the body (\(announced) bytes) exceeds the maximum file size (\(limit))", url: url)
+        }
+        let total = decoder.isIdentity ? announced : nil
+        try await sink.begin(head, info: info, request: request)
+        begun.set()
+        var received: UInt64 = 0
+        core.reportDownload(TransferProgress(completed: 0, total: total))
+
+        func deliver(_ bytes: ByteBuffer) async throws {
+            guard bytes.readableBytes > 0 else { return }
+            received += UInt64(bytes.readableBytes)
+            if let limit = configuration.maximumDownloadSize, received > limit {
+                await connection.close()
+                throw SessionError(.fileTooLarge, "the body exceeds the maximum file size (\(limit) bytes)", url: url)
+            }
+            try await sink.write(bytes)
+            metrics.update { $0.bytesReceived = received }
+            core.reportDownload(TransferProgress(completed: received, total: total))
+        }
+
+        var iterator = response.body.makeAsyncIterator()
+        while true {
+            try await core.waitWhileSuspended()
+            guard let slice = try await iterator.next() else { break }
+            for piece in try decoder.decode(slice, url: url) { try await deliver(piece) }
+        }
+        for piece in try decoder.finish(url: url) { try await deliver(piece) }
+        try await sink.finish()
+    }
+}
+
+/// Errors that carry a transport error for the session to report.
+protocol PoolErrorConvertible {
+    var connectionError: ConnectionError { get }
+}
+
+/// A one-way flag shared with a Sendable closure.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}

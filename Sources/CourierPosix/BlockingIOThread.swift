@@ -1,0 +1,63 @@
+// BlockingIOThread: a thread of its own for calls that may block on the disk (file writes, fsync,
+// rename), so none of them runs on a thread of Swift's cooperative pool (design §4) nor on the
+// event loop. swift-nio's NonBlockingFileIO is the precedent. Jobs run one at a time in FIFO order;
+// the caller suspends on a continuation until its job has run.
+
+import Synchronization
+
+/// A worker thread that runs blocking work in FIFO order and resumes the awaiting caller.
+public final class BlockingIOThread: Sendable {
+    private struct Shared {
+        var jobs: [@Sendable () -> Void] = []
+        var stopping = false
+    }
+
+    private let wakeFD: CInt
+    private let shared = Mutex(Shared())
+
+    /// The process-wide thread, created on first use and kept for the life of the process.
+    public static let shared: BlockingIOThread = {
+        do { return try BlockingIOThread(name: "courier-file-io") } catch { fatalError("cannot start the file I/O thread: \(error)") }
+    }()
+
+    /// Starts a worker thread.
+    /// - Parameter name: the thread's name (seen in debuggers and `top -H`).
+    /// - Throws: `Errno` when the wake-up eventfd cannot be created.
+    public init(name: String) throws(Errno) {
+        wakeFD = try Sys.eventFD(blocking: true)
+        let id = Sys.spawnThread(name: name) { [self] in loop() }
+        Sys.detachThread(id)
+    }
+
+    /// Runs `body` on the worker thread and returns its result.
+    /// - Parameter body: blocking work (it must not touch the caller's non-Sendable state).
+    /// - Returns: what `body` returned.
+    /// - Throws: what `body` threw.
+    public func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            let job: @Sendable () -> Void = {
+                do throws(E) { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
+            }
+            shared.withLock { s in
+                s.jobs.append(job)
+                do { try Sys.eventFDSignal(wakeFD) } catch { preconditionFailure("waking the file I/O thread failed: \(error)") }
+            }
+        }
+        return try result.get()
+    }
+
+    private func loop() {
+        while true {
+            let jobs = shared.withLock { s -> [@Sendable () -> Void] in
+                let jobs = s.jobs
+                s.jobs.removeAll()
+                return jobs
+            }
+            if jobs.isEmpty {
+                _ = try? Sys.eventFDDrain(wakeFD)  // blocks this thread (ours) until signalled
+                continue
+            }
+            for job in jobs { job() }
+        }
+    }
+}
