@@ -37,7 +37,22 @@ struct TransferRunner {
             return error.code
         }
 
-        let transfers = options.offline ? nil : NetworkTransfers(options: options, settings: settings)
+        let transfers: NetworkTransfers?
+        let offlineSession: Session?
+        do throws(CLIError) {
+            if options.offline {
+                transfers = nil
+                offlineSession = Session(configuration: try NetworkTransfers.configuration(options: options, settings: settings))
+            } else {
+                let network = try NetworkTransfers(options: options, settings: settings)
+                transfers = network
+                offlineSession = nil
+                try? ProcessControl.onInterrupt { network.interrupt() }
+            }
+        } catch {
+            report(error)
+            return error.code
+        }
         var exitCode: Int32 = 0
         for (index, url) in options.urls.enumerated() {
             var values = WriteOutValues()
@@ -49,10 +64,13 @@ struct TransferRunner {
                 values.scheme = request.uri.scheme ?? ""
                 if let transfers {
                     try await transfers.perform(request, index: index, values: &values)
-                } else {
-                    let bytes = try OfflineRequest.bytes(of: request)
+                } else if let offlineSession {
+                    let bytes: ByteBuffer
+                    do { bytes = try offlineSession.requestBytes(for: request) } catch {
+                        throw CLIError(Int32(error.curlExitCode), error.message)
+                    }
                     values.sizeRequest = UInt64(bytes.readableBytes)
-                    values.sizeUpload = request.body.length
+                    values.sizeUpload = request.body.length ?? 0
                     do { try StandardStreams.writeOutput(bytes) } catch {
                         throw CLIError(23, "Failure writing output to destination: \(error)")
                     }
@@ -65,6 +83,7 @@ struct TransferRunner {
                 exitCode = error.code
             }
             values.exitCode = exitCode
+            if transfers?.isInterrupted == true { return 130 }
             if let writeOut { emit(writeOut.render(values)) }
         }
         if let transfers { await transfers.finish() }
