@@ -33,7 +33,7 @@ func makeScratchDirectory() -> String {
     var template = Array("/tmp/courier-cli-test-XXXXXX".utf8CString)
     let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
     precondition(made != nil, "mkdtemp failed")
-    return String(cString: template)
+    return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 func writeFile(_ path: String, _ bytes: [UInt8]) {
