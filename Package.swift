@@ -93,6 +93,9 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPool", "CourierPosix", "CourierTestSupport"],
                     swiftSettings: strict),
+        // Runs the built `courier` binary ($COURIER_BIN, else .build/debug/courier): usage errors,
+        // --offline bytes, -w, and transfers against an in-process loopback server.
+        .testTarget(name: "CourierCLITests", dependencies: ["CourierLoopbackServer"], swiftSettings: strict),
         // Against nginx, openssl s_server and scripted servers started by scripts/interop/run;
         // skipped (visibly) when run without them.
         .testTarget(name: "CourierInteropTests", dependencies: ["Courier", "CourierTestSupport"],

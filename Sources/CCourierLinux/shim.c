@@ -5,6 +5,10 @@
 #include <string.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/xattr.h>
 #include "CCourierLinux.h"
 
 void courier_set_thread_name(const char *name) {
@@ -50,3 +54,57 @@ int courier_epoll_wait(int epfd, courier_epoll_event *out, int max, int timeout_
     }
     return n;
 }
+
+int courier_terminal_columns(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col;
+}
+
+void courier_ignore_sigpipe(void) { (void)signal(SIGPIPE, SIG_IGN); }
+
+int courier_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+static volatile sig_atomic_t courier_interrupts = 0;
+static int courier_interrupt_fd = -1;
+
+// Only async-signal-safe calls here (signal-safety(7)): write(2) and _exit(2).
+static void courier_on_interrupt(int signo) {
+    int saved = errno;
+    if (courier_interrupts++ > 0) _exit(128 + signo);
+    if (courier_interrupt_fd >= 0) {
+        char byte = 1;
+        ssize_t ignored = write(courier_interrupt_fd, &byte, 1);
+        (void)ignored;
+    }
+    errno = saved;
+}
+
+int courier_install_interrupt_handler(int notify_fd) {
+    courier_interrupt_fd = notify_fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = courier_on_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(SIGINT, &action, NULL);
+}
+
+int courier_stat(const char *path, int64_t *size, int *is_directory) {
+    struct stat info;
+    int r = stat(path, &info);
+    if (r != 0) return r;
+    *size = (int64_t)info.st_size;
+    *is_directory = S_ISDIR(info.st_mode) ? 1 : 0;
+    return 0;
+}
+
+ssize_t courier_getxattr(const char *path, const char *name, void *value, size_t size) {
+    return getxattr(path, name, value, size);
+}
+
+int courier_setxattr(const char *path, const char *name, const void *value, size_t size) {
+    return setxattr(path, name, value, size, 0);
+}
+
+int courier_removexattr(const char *path, const char *name) { return removexattr(path, name); }

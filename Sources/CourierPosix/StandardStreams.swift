@@ -1,19 +1,67 @@
-// The process's standard error, for the command-line tool: written through the one door to the
-// kernel like every other descriptor (EINTR retried, short writes finished).
+// The process's standard streams, for the command-line tool: written through the one door to the
+// kernel like every other descriptor (EINTR retried, short writes finished), with no libc FILE
+// buffering, so bytes reach the descriptor in the order they are written.
 
-/// Writing to the process's standard streams without libc's FILE buffering.
+import CourierBytes
+
+/// Reading and writing the process's standard streams without libc's FILE buffering.
 public enum StandardStreams {
     /// Writes `text` to standard error (descriptor 2), all of it, unless the descriptor fails or
     /// would block; errors are ignored (there is nowhere left to report them).
     /// - Parameter text: the text, written as UTF-8.
     public static func writeError(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[offset...])
-                guard case .processed(let n)? = try? Sys.write(2, rest), n > 0 else { return }
-                offset += n
+        text.withUTF8 { bytes in try? writeAll(2, UnsafeRawBufferPointer(bytes)) }
+    }
+
+    /// Writes bytes to standard output (descriptor 1), all of them.
+    /// - Parameter bytes: the bytes.
+    /// - Throws: `Errno` (EPIPE when the reader went away — SIGPIPE must be ignored —, ENOSPC, EIO).
+    public static func writeOutput(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+        try writeAll(1, bytes)
+    }
+
+    /// Writes a buffer's readable bytes to standard output.
+    /// - Parameter buffer: the bytes (not consumed).
+    /// - Throws: `Errno`.
+    public static func writeOutput(_ buffer: ByteBuffer) throws(Errno) {
+        try buffer.withUnsafeReadableBytes { (bytes) throws(Errno) in try writeAll(1, bytes) }
+    }
+
+    /// Writes text to standard output.
+    /// - Parameter text: the text, written as UTF-8.
+    /// - Throws: `Errno`.
+    public static func writeOutput(_ text: String) throws(Errno) {
+        var failure: Errno?
+        Array(text.utf8).withUnsafeBytes { bytes in
+            do throws(Errno) { try writeAll(1, bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Reads standard input (descriptor 0) to its end.
+    /// - Returns: every byte read.
+    /// - Throws: `Errno`.
+    public static func readInput() throws(Errno) -> ByteBuffer {
+        var buffer = ByteBuffer(capacity: 4096)
+        while true {
+            var ended = false
+            try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 16384) { (region: UnsafeMutableRawBufferPointer) throws(Errno) -> Int in
+                switch try Sys.read(0, into: region) {
+                case .processed(let n): ended = n == 0; return n
+                case .wouldBlock: Sys.waitReadable(0); return 0
+                }
+            }
+            if ended { return buffer }
+        }
+    }
+
+    private static func writeAll(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            switch try Sys.write(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .processed(let n): offset += n
+            case .wouldBlock: Sys.waitWritable(fd)  // a non-blocking descriptor inherited from the shell
             }
         }
     }

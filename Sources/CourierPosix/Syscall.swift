@@ -425,6 +425,72 @@ enum Sys {
         try retryingNonBlocking("unlink") { path.withCString { raw(Glibc.unlink($0)) } }
     }
 
+    /// stat(2)'s size field for a path (following symbolic links).
+    static func fileSize(atPath path: String) throws(Errno) -> Int64 {
+        var size: Int64 = 0
+        var directory: CInt = 0
+        try retryingNonBlocking("stat") { path.withCString { raw(courier_stat($0, &size, &directory)) } }
+        return size
+    }
+
+    /// Whether `path` names a directory (stat(2); false when it does not exist).
+    static func isDirectory(atPath path: String) -> Bool {
+        var size: Int64 = 0
+        var directory: CInt = 0
+        guard path.withCString({ courier_stat($0, &size, &directory) }) == 0 else { return false }
+        return directory != 0
+    }
+
+    /// getxattr(2): the value of extended attribute `name` of `path`, or nil when the file has no
+    /// such attribute (ENODATA). The size is asked first; a value that grew in between is asked
+    /// again (ERANGE).
+    static func extendedAttribute(_ name: String, atPath path: String) throws(Errno) -> [UInt8]? {
+        while true {
+            let size: Int
+            do throws(Errno) {
+                size = try retryingNonBlocking("getxattr") {
+                    path.withCString { p in name.withCString { n in raw(courier_getxattr(p, n, nil, 0)) } }
+                }
+            } catch where error.rawValue == ENODATA {
+                return nil
+            }
+            if size == 0 { return [] }
+            var value = [UInt8](repeating: 0, count: size)
+            do throws(Errno) {
+                let n = try retryingNonBlocking("getxattr") {
+                    value.withUnsafeMutableBytes { buffer in
+                        path.withCString { p in name.withCString { n in raw(courier_getxattr(p, n, buffer.baseAddress, size)) } }
+                    }
+                }
+                return Array(value.prefix(n))
+            } catch where error.rawValue == ERANGE {
+                continue
+            } catch where error.rawValue == ENODATA {
+                return nil
+            }
+        }
+    }
+
+    /// setxattr(2): creates or replaces extended attribute `name` of `path`.
+    static func setExtendedAttribute(_ name: String, value: [UInt8], atPath path: String) throws(Errno) {
+        try retryingNonBlocking("setxattr") {
+            value.withUnsafeBytes { bytes in
+                path.withCString { p in name.withCString { n in raw(courier_setxattr(p, n, bytes.baseAddress, bytes.count)) } }
+            }
+        }
+    }
+
+    /// removexattr(2). A missing attribute (ENODATA) is not an error.
+    static func removeExtendedAttribute(_ name: String, atPath path: String) throws(Errno) {
+        do throws(Errno) {
+            try retryingNonBlocking("removexattr") {
+                path.withCString { p in name.withCString { n in raw(courier_removexattr(p, n)) } }
+            }
+        } catch where error.rawValue == ENODATA {
+            return
+        }
+    }
+
     // MARK: epoll and eventfd
 
     /// epoll_create1(EPOLL_CLOEXEC).
@@ -523,6 +589,53 @@ enum Sys {
 
     /// The calling thread's pthread identity.
     static func currentThread() -> UInt { UInt(pthread_self()) }
+
+    // MARK: The process (for the command-line tool)
+
+    /// getenv(3).
+    static func environmentValue(_ name: String) -> String? {
+        name.withCString { getenv($0) }.map { String(cString: $0) }
+    }
+
+    /// isatty(3).
+    static func isTerminal(_ fd: CInt) -> Bool { Glibc.isatty(fd) == 1 }
+
+    /// The terminal's width in columns (ioctl TIOCGWINSZ), or nil when `fd` is not a terminal.
+    static func terminalColumns(_ fd: CInt) -> Int? {
+        let columns = courier_terminal_columns(fd)
+        return columns > 0 ? Int(columns) : nil
+    }
+
+    /// poll(2) until `fd` is readable (for a non-blocking standard stream).
+    static func waitReadable(_ fd: CInt) { waitFor(fd, events: Int16(POLLIN)) }
+
+    /// poll(2) until `fd` is writable (for a non-blocking standard stream).
+    static func waitWritable(_ fd: CInt) { waitFor(fd, events: Int16(POLLOUT)) }
+
+    private static func waitFor(_ fd: CInt, events: Int16) {
+        var entry = pollfd(fd: fd, events: events, revents: 0)
+        _ = try? retryingNonBlocking("poll") { raw(Glibc.poll(&entry, 1, -1)) }
+    }
+
+    /// exit(3).
+    static func exitProcess(_ code: CInt) -> Never { Glibc.exit(code) }
+
+    /// signal(SIGPIPE, SIG_IGN): for the command-line tool only (a library never changes the
+    /// process's signal dispositions); writes to a closed pipe then fail with EPIPE.
+    static func ignoreBrokenPipe() { courier_ignore_sigpipe() }
+
+    /// pipe2(O_CLOEXEC), both ends blocking.
+    static func pipe() throws(Errno) -> (read: CInt, write: CInt) {
+        var fds: [CInt] = [-1, -1]
+        try retryingNonBlocking("pipe2") { fds.withUnsafeMutableBufferPointer { raw(courier_pipe_cloexec($0.baseAddress!)) } }
+        return (fds[0], fds[1])
+    }
+
+    /// sigaction(SIGINT) with the C handler that writes one byte to `fd` (async-signal-safe) and
+    /// ends the process with 130 at the second SIGINT.
+    static func installInterruptHandler(notifying fd: CInt) throws(Errno) {
+        try retryingNonBlocking("sigaction") { raw(courier_install_interrupt_handler(fd)) }
+    }
 
     // MARK: Names and addresses (C library, no kernel)
 

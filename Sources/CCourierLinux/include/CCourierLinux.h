@@ -57,4 +57,25 @@ int courier_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token)
 /// epoll_wait(2) into `out` (at most `max`, which must be at most 256).
 int courier_epoll_wait(int epfd, courier_epoll_event *out, int max, int timeout_ms);
 
+/// The number of columns of the terminal on `fd` (TIOCGWINSZ), or 0 when it is not a terminal.
+int courier_terminal_columns(int fd);
+
+/// stat(2) reduced to what callers need: the size and whether it is a directory.
+int courier_stat(const char *path, int64_t *size, int *is_directory);
+
+/// getxattr(2), setxattr(2), removexattr(2) (declared in <sys/xattr.h>, which Glibc's module lacks).
+ssize_t courier_getxattr(const char *path, const char *name, void *value, size_t size);
+int courier_setxattr(const char *path, const char *name, const void *value, size_t size);
+int courier_removexattr(const char *path, const char *name);
+
+/// signal(SIGPIPE, SIG_IGN), for the command-line tool.
+void courier_ignore_sigpipe(void);
+
+/// pipe2(fds, O_CLOEXEC).
+int courier_pipe_cloexec(int fds[2]);
+
+/// Installs the SIGINT handler: the first SIGINT writes one byte to `notify_fd` (write(2) is
+/// async-signal-safe) for a watcher thread to clean up and exit; a second one calls _exit(130).
+int courier_install_interrupt_handler(int notify_fd);
+
 #endif

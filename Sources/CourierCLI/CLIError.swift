@@ -1,0 +1,21 @@
+// CLIError: a failure of the command-line tool, as curl reports one — an exit code from curl's
+// table (design §9) and a one-line message printed as `courier: (CODE) message`.
+
+/// A failure with curl's exit code and a message for people.
+struct CLIError: Error, Sendable {
+    /// The exit code (curl's numbering).
+    var code: Int32
+    /// One line, without the `courier: (CODE) ` prefix.
+    var message: String
+
+    init(_ code: Int32, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The line printed on stderr.
+    var line: String { "courier: (\(code)) \(message)" }
+
+    /// Usage error (2).
+    static func usage(_ message: String) -> CLIError { CLIError(2, message) }
+}

@@ -1,0 +1,65 @@
+// Trace: curl's -v lines on stderr, from the session's task events. Request and response head
+// lines keep their CRLF, as curl prints them ("> GET / HTTP/1.1\r\n", "< HTTP/1.1 200 OK\r\n",
+// "> \r\n" for the blank line); information lines start with "* " and end with "\n".
+
+import Courier
+import CourierBytes
+import CourierHTTP1
+import CourierPosix
+
+enum Trace {
+    /// The stderr text for one event (empty for none).
+    static func text(for event: TaskEvent) -> String {
+        switch event {
+        case .connecting:
+            return ""  // the "Trying" line is written with the connection's address, below
+        case .connected(let host, let port, let address, let reused, let tls):
+            if reused { return "* Re-using existing connection with host \(host)\n" }
+            let ip = address.map(Trace.addressWithoutPort) ?? host
+            var text = "*   Trying \(bracketed(ip)):\(port)...\n* Connected to \(host) (\(ip)) port \(port)\n"
+            if tls { text += "* TLS handshake done (ALPN http/1.1)\n" }
+            return text
+        case .requestHead(let bytes):
+            return prefixedLines(bytes.readableString, prefix: "> ")
+        case .responseHead(let info):
+            return prefixedLines(headText(info), prefix: "< ")
+        case .redirect(_, let to, let status):
+            return "* Issue another request to this URL: '\(to.redactedDescription)' (\(status))\n"
+        }
+    }
+
+    /// The response head as it came on the wire (status line, fields, blank line), for -i, -I
+    /// and the trace.
+    static func headText(_ info: ResponseHeadInfo) -> String {
+        var text = "HTTP/\(info.version.major).\(info.version.minor) \(info.status)"
+        text += info.reason.isEmpty ? "\r\n" : " \(info.reason)\r\n"
+        for (name, value) in info.headers { text += "\(name): \(value)\r\n" }
+        return text + "\r\n"
+    }
+
+    /// Every CRLF-terminated line of `text` with `prefix`, the CRLF kept.
+    static func prefixedLines(_ text: String, prefix: String) -> String {
+        var out = ""
+        var rest = Substring(text)
+        while let end = rest.firstRange(of: "\r\n") {
+            out += prefix + rest[..<end.lowerBound] + "\r\n"
+            rest = rest[end.upperBound...]
+        }
+        if !rest.isEmpty { out += prefix + rest + "\r\n" }
+        return out
+    }
+
+    /// "127.0.0.1:80" → "127.0.0.1", "[::1]:80" → "::1"; text without a port is returned as is.
+    static func addressWithoutPort(_ address: String) -> String {
+        if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
+            return String(address[address.index(after: address.startIndex)..<close])
+        }
+        let colons = address.filter { $0 == ":" }.count
+        guard colons == 1, let colon = address.lastIndex(of: ":") else { return address }
+        return String(address[..<colon])
+    }
+
+    private static func bracketed(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[" + host + "]" : host
+    }
+}

@@ -1,0 +1,119 @@
+// Runs the built `courier` binary and captures its exit status, stdout bytes and stderr text.
+// The binary is $COURIER_BIN when set (scripts/test passes `swift build --show-bin-path`/courier),
+// else .build/debug/courier under the package root found from this file's path.
+
+import Glibc
+import Testing
+
+/// What one run of `courier` produced.
+struct CourierRun {
+    var status: Int32
+    var stdout: [UInt8]
+    var stderr: String
+
+    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+}
+
+/// Every CLI test lives in a suite nested in this one: they spawn processes and one runs at a time.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct CLITests {}
+
+enum CourierBinary {
+    static let path: String = {
+        if let value = getenv("COURIER_BIN") { return String(cString: value) }
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        parts.removeLast(3)  // Tests/CourierCLITests/CLITestSupport.swift
+        return parts.joined(separator: "/") + "/.build/debug/courier"
+    }()
+}
+
+/// A fresh directory under /tmp, for files a test writes.
+func makeScratchDirectory() -> String {
+    var template = Array("/tmp/courier-cli-test-XXXXXX".utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    precondition(made != nil, "mkdtemp failed")
+    return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    precondition(fd >= 0, "cannot create \(path)")
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+}
+
+func writeFile(_ path: String, _ text: String) { writeFile(path, Array(text.utf8)) }
+
+func readFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { break }
+        out += chunk[..<n]
+    }
+    return out
+}
+
+func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+/// The names in a directory (without "." and "..").
+func directoryEntries(_ path: String) -> [String] {
+    guard let dir = opendir(path) else { return [] }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
+}
+
+/// Runs courier with `arguments`; stdin from `stdin` (empty when nil), environment `environment`
+/// (LANG/LANGUAGE/LC_* are not inherited, so Accept-Language is only sent when a test sets them).
+func courier(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) -> CourierRun {
+    let scratch = makeScratchDirectory()
+    let inPath = scratch + "/stdin", outPath = scratch + "/stdout", errPath = scratch + "/stderr"
+    writeFile(inPath, stdin)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+
+    var env = ["PATH=/usr/bin:/bin"]
+    for (name, value) in environment { env.append("\(name)=\(value)") }
+    let argv = [CourierBinary.path] + arguments
+    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    var cEnv: [UnsafeMutablePointer<CChar>?] = env.map { strdup($0) } + [nil]
+    defer {
+        for p in cArgs { free(p) }
+        for p in cEnv { free(p) }
+    }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, CourierBinary.path, &actions, nil, &cArgs, &cEnv)
+    precondition(spawned == 0, "posix_spawn \(CourierBinary.path) failed: \(spawned)")
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    let run = CourierRun(status: exitStatus, stdout: readFile(outPath) ?? [],
+                         stderr: String(decoding: readFile(errPath) ?? [], as: UTF8.self))
+    for path in [inPath, outPath, errPath] { unlink(path) }
+    rmdir(scratch)
+    return run
+}
+
+/// "a\nb\n" with every "\n" turned into "\r\n" (request heads in expectations).
+func crlfText(_ text: String) -> [UInt8] {
+    var out: [UInt8] = []
+    for byte in text.utf8 {
+        if byte == 10 { out.append(13) }
+        out.append(byte)
+    }
+    return out
+}
