@@ -376,7 +376,7 @@ struct RequestBuilder {
             let mimeType = type ?? MultipartMIMEType.forFileName(baseName)
             do throws(MultipartError) {
                 try form.appendFile(atPath: path, name: name, fileName: baseName, mimeType: mimeType,
-                                    fileSystem: PosixMultipartFileSystem.shared)
+                                    fileSystem: PosixFileSystem())
             } catch {
                 if error.code == .fileUnavailable {
                     throw CLIError(26, "Failed to open/read local data from file/application: \(path)")

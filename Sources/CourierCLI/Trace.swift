@@ -11,8 +11,6 @@ enum Trace {
     /// The stderr text for one event (empty for none).
     static func text(for event: TaskEvent) -> String {
         switch event {
-        case .connecting:
-            return ""  // the "Trying" line is written with the connection's address, below
         case .connected(let host, let port, let address, let reused, let tls):
             if reused { return "* Re-using existing connection with host \(host)\n" }
             let ip = address.map(Trace.addressWithoutPort) ?? host

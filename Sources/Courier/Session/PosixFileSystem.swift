@@ -1,14 +1,18 @@
 // PosixFileSystem: the multipart body stream's file access on Linux (CourierMultipart is pure and
 // asks through `MultipartFileSystem`). Sizes come from fstat at the time of the call, so a file that
-// changes between building the form and sending it is detected by the body stream.
+// changes between building the form and sending it is caught by the body stream; bytes come from
+// pread on one descriptor kept open per file until the stream says it is done with it.
 
 import CourierBytes
 import CourierMultipart
 import CourierPosix
+import Synchronization
 
 /// Reads multipart file parts from the local file system.
-public struct PosixFileSystem: MultipartFileSystem {
-    /// Creates the file system view.
+public final class PosixFileSystem: MultipartFileSystem {
+    private let files = Mutex<[String: File]>([:])
+
+    /// Creates a file system view (each keeps its own open descriptors).
     public init() {}
 
     /// The file's current size.
@@ -29,13 +33,26 @@ public struct PosixFileSystem: MultipartFileSystem {
     /// - Returns: bytes read (0 at end of file).
     /// - Throws: `Errno`.
     public func read(fileAt path: String, offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let file = try File.open(path)
-        defer { try? file.close() }
-        var scratch = ByteBuffer()
-        let n = try file.read(into: &scratch, maxBytes: buffer.count, at: Int64(offset))
-        scratch.withUnsafeReadableBytes { raw in
-            buffer.baseAddress!.copyMemory(from: raw.baseAddress!, byteCount: n)
+        let file = try files.withLock { (files) throws -> File in
+            if let file = files[path] { return file }
+            let file = try File.open(path)
+            files[path] = file
+            return file
         }
+        var chunk = ByteBuffer(capacity: buffer.count)
+        let n = try file.read(into: &chunk, maxBytes: buffer.count, at: Int64(offset))
+        chunk.withUnsafeReadableBytes { buffer.copyMemory(from: $0) }
         return n
+    }
+
+    /// Closes the descriptor kept for `path`.
+    /// - Parameter path: the file.
+    public func finishedReading(fileAt path: String) {
+        let file = files.withLock { $0.removeValue(forKey: path) }
+        try? file?.close()
+    }
+
+    deinit {
+        for file in files.withLock({ Array($0.values) }) { try? file.close() }
     }
 }

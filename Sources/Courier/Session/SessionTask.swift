@@ -72,8 +72,6 @@ public struct ResponseHeadInfo: Sendable {
 
 /// What happens during a task, in order, for tracing (curl `-v`) and write-out variables.
 public enum TaskEvent: Sendable {
-    /// A new connection is being made.
-    case connecting(host: String, port: UInt16)
     /// A connection is ready for the next request (new or reused).
     case connected(host: String, port: UInt16, address: String?, reused: Bool, tls: Bool)
     /// The exact bytes of a request head that were sent (every redirect hop too).

@@ -19,7 +19,18 @@ final class BodyChannel: Sendable {
 
     /// Hands `slice` to the consumer; returns when it was taken. Throws when the consumer left.
     func send(_ slice: ByteBuffer) async throws(SessionError) {
-        let delivered: Bool = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        // Cancelling the task (cancel(), total timeout) must release a producer that waits for a
+        // consumer who may never read again.
+        let delivered: Bool = await withTaskCancellationHandler {
+            await handOver(slice)
+        } onCancel: {
+            consumerLeft()
+        }
+        if !delivered { throw SessionError(.cancelled, "the body's consumer stopped reading") }
+    }
+
+    private func handOver(_ slice: ByteBuffer) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             enum Action { case handed(CheckedContinuation<Result<ByteBuffer?, SessionError>, Never>), wait, gone }
             let action = state.withLock { s -> Action in
                 if s.consumerGone { return .gone }
@@ -41,7 +52,6 @@ final class BodyChannel: Sendable {
                 break
             }
         }
-        if !delivered { throw SessionError(.cancelled, "the body's consumer stopped reading") }
     }
 
     /// Ends the body (success or failure).
