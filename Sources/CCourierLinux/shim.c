@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/xattr.h>
+
+#include <linux/netlink.h>
 #include "CCourierLinux.h"
 
 void courier_set_thread_name(const char *name) {
@@ -108,3 +110,35 @@ int courier_setxattr(const char *path, const char *name, const void *value, size
 }
 
 int courier_removexattr(const char *path, const char *name) { return removexattr(path, name); }
+
+int courier_netlink_route_socket(void) {
+    return socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+}
+
+int courier_netlink_bind(int fd, uint32_t groups) {
+    struct sockaddr_nl address;
+    memset(&address, 0, sizeof address);
+    address.nl_family = AF_NETLINK;
+    address.nl_pid = 0;          // the kernel assigns the port
+    address.nl_groups = groups;
+    return bind(fd, (struct sockaddr *)&address, sizeof address);
+}
+
+long courier_netlink_recv(int fd, void *buf, unsigned long len, uint32_t *sender, int *truncated) {
+    struct sockaddr_nl from;
+    struct iovec iov = { .iov_base = buf, .iov_len = len };
+    struct msghdr message;
+    memset(&from, 0, sizeof from);
+    memset(&message, 0, sizeof message);
+    message.msg_name = &from;
+    message.msg_namelen = sizeof from;
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    ssize_t n = recvmsg(fd, &message, 0);
+    if (n >= 0) {
+        // Nothing after recvmsg may touch errno on the failure path: the caller reads it.
+        *sender = from.nl_pid;
+        *truncated = (message.msg_flags & MSG_TRUNC) ? 1 : 0;
+    }
+    return (long)n;
+}

@@ -247,6 +247,45 @@ enum Sys {
         }
     }
 
+    // MARK: Netlink
+
+    /// A NETLINK_ROUTE socket, non-blocking and close-on-exec, bound to a kernel-assigned port
+    /// with `groups` (RTMGRP_* bits) joined, and a receive buffer of at least `receiveBuffer`
+    /// bytes asked for (the kernel caps it at net.core.rmem_max; a small buffer only means an
+    /// earlier ENOBUFS, which the monitor repairs with a full dump).
+    static func netlinkRouteSocket(groups: UInt32, receiveBuffer: CInt) throws(Errno) -> CInt {
+        let fd = CInt(try retryingNonBlocking("socket(AF_NETLINK)") {
+            perform(.other(name: "socket", fd: -1)) { raw(courier_netlink_route_socket()) }
+        })
+        do {
+            try setOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: receiveBuffer)
+            try retryingNonBlocking("bind(AF_NETLINK)") { raw(courier_netlink_bind(fd, groups)) }
+        } catch {
+            try? close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Receives one netlink datagram (recvmsg). ENOBUFS (the socket overran and messages were
+    /// lost) is thrown as `Errno.noBufferSpace` for the caller to resynchronise.
+    /// - Returns: the byte count, the sender's port (0 for the kernel) and whether the datagram
+    ///   was cut to fit `buffer`; or `.wouldBlock`.
+    static func netlinkReceive(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer)
+        throws(Errno) -> IOResult<(count: Int, sender: UInt32, truncated: Bool)> {
+        var sender: UInt32 = 0
+        var truncated: CInt = 0
+        let result = try retrying("recvmsg(AF_NETLINK)") {
+            perform(.read(fd: fd, capacity: buffer.count), into: buffer) {
+                raw(courier_netlink_recv(fd, buffer.baseAddress, UInt(buffer.count), &sender, &truncated))
+            }
+        }
+        switch result {
+        case .wouldBlock: return .wouldBlock
+        case .processed(let n): return .processed((n, sender, truncated != 0))
+        }
+    }
+
     // MARK: Reading and writing
 
     /// read(2) into `buffer`. A result of 0 is end of file (the peer closed its side).

@@ -78,4 +78,15 @@ int courier_pipe_cloexec(int fds[2]);
 /// async-signal-safe) for a watcher thread to clean up and exit; a second one calls _exit(130).
 int courier_install_interrupt_handler(int notify_fd);
 
+/// socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE).
+int courier_netlink_route_socket(void);
+
+/// bind(2) of a netlink socket to the kernel-assigned port with `groups` (RTMGRP_* bits) joined.
+int courier_netlink_bind(int fd, uint32_t groups);
+
+/// recvmsg(2) of one netlink datagram into `buf`. On success returns the bytes copied and sets
+/// `*sender` to the sender's port (0: the kernel) and `*truncated` to 1 when the datagram was
+/// longer than `len` (MSG_TRUNC). Returns -1 with errno set on failure.
+long courier_netlink_recv(int fd, void *buf, unsigned long len, uint32_t *sender, int *truncated);
+
 #endif
