@@ -4,6 +4,7 @@
 // of output).
 
 import CourierBytes
+import CourierCompression
 import CourierHTTP1
 
 /// Which route a request goes to.
@@ -14,6 +15,14 @@ enum Route {
     case echo
     case status(Int)
     case close
+    /// `/gzip/N`, `/deflate/N`: compressible text, compressed whole, with Content-Length.
+    case compressed(UInt64, ContentEncoder.Format)
+    /// `/gzip-chunked/N`: compressible text, compressed as it streams, unknown length.
+    case gzipChunked(UInt64)
+    /// `/bomb/N`: gzip of N zero bytes, compressed as it streams, unknown length.
+    case bomb(UInt64)
+    /// `/bad-gzip`: Content-Encoding gzip over data no decoder accepts.
+    case badGzip
     case script(LoopbackScript)
     case notFound
     case methodNotAllowed
@@ -114,6 +123,20 @@ struct RequestContext {
             return .status(n)
         case ("close", 2):
             return isGet ? .close : .methodNotAllowed
+        case ("gzip", 3), ("deflate", 3):
+            guard isGet else { return .methodNotAllowed }
+            guard let n = UInt64(parts[2]), n <= LoopbackServer.maximumCompressedRouteSize else { return .badRequest }
+            return .compressed(n, parts[1] == "gzip" ? .gzip : .zlib)
+        case ("gzip-chunked", 3):
+            guard isGet else { return .methodNotAllowed }
+            guard let n = UInt64(parts[2]) else { return .badRequest }
+            return .gzipChunked(n)
+        case ("bomb", 3):
+            guard isGet else { return .methodNotAllowed }
+            guard let n = UInt64(parts[2]) else { return .badRequest }
+            return .bomb(n)
+        case ("bad-gzip", 2):
+            return isGet ? .badGzip : .methodNotAllowed
         default:
             return .notFound
         }
@@ -127,6 +150,22 @@ struct RequestContext {
         case .chunked(let n, let chunkSize):
             return Reply(status: 200, headers: ["Content-Type": "application/octet-stream"], length: .unknown,
                          producer: BodyProducer(kind: .chunkedPattern(chunkSize: chunkSize), total: n))
+        case .compressed(let n, let format):
+            let body = CompressedSource.wholeBody(textCount: n, format: format)
+            return Reply(status: 200, headers: ["Content-Type": "text/plain", "Content-Encoding": format == .gzip ? "gzip" : "deflate"],
+                         length: .known(UInt64(body.readableBytes)), producer: BodyProducer(buffer: body))
+        case .gzipChunked(let n):
+            let source = CompressedSource(plaintext: .text(CompressibleText()), format: .gzip, total: n)
+            return Reply(status: 200, headers: ["Content-Type": "text/plain", "Content-Encoding": "gzip"], length: .unknown,
+                         producer: BodyProducer(kind: .compressed(source, chunked: false), total: n))
+        case .bomb(let n):
+            let source = CompressedSource(plaintext: .zeros, format: .gzip, total: n)
+            return Reply(status: 200, headers: ["Content-Type": "application/octet-stream", "Content-Encoding": "gzip"],
+                         length: .unknown, producer: BodyProducer(kind: .compressed(source, chunked: false), total: n))
+        case .badGzip:
+            let body = CompressedSource.badGzip
+            return Reply(status: 200, headers: ["Content-Type": "text/plain", "Content-Encoding": "gzip"],
+                         length: .known(UInt64(body.readableBytes)), producer: BodyProducer(buffer: body))
         case .upload:
             return .json("{\"received\":\(received)}")
         case .echo:
@@ -212,6 +251,8 @@ struct BodyProducer {
         case buffer(ByteBuffer)
         /// One buffer in chunked coding.
         case chunkedBuffer(ByteBuffer)
+        /// A body compressed as it is produced; each refill's output is one chunk when `chunked`.
+        case compressed(CompressedSource, chunked: Bool)
     }
 
     /// The most body bytes produced per call.
@@ -238,8 +279,17 @@ struct BodyProducer {
         switch kind {
         case .buffer(let buffer): return BodyProducer(kind: .chunkedBuffer(buffer), total: total)
         case .pattern: return BodyProducer(kind: .chunkedPattern(chunkSize: 16384), total: total)
+        case .compressed(let source, _): return BodyProducer(kind: .compressed(source, chunked: true), total: total)
         case .chunkedPattern, .chunkedBuffer: return self
         }
+    }
+
+    /// Moves a compressed body's source out of `kind`, so its zlib stream is uniquely referenced
+    /// while it is mutated (a shared one would be copied with deflateCopy on every refill).
+    private mutating func takeCompressedSource() -> (CompressedSource, Bool)? {
+        guard case .compressed(let source, let chunked) = kind else { return nil }
+        kind = .pattern
+        return (source, chunked)
     }
 
     /// Appends the next part of the body to `list`.
@@ -258,6 +308,25 @@ struct BodyProducer {
             }
             list.append(.staticBytes("0\r\n\r\n"))
             return true
+        case .compressed:
+            guard case (var source, let chunked)? = takeCompressedSource() else { return true }
+            // Compress until some bytes come out (zlib holds input until it has a block), then
+            // return: one refill is one bounded step of work on the loop thread.
+            while !source.isFinished {
+                let out = source.next()
+                guard out.readableBytes > 0 else { continue }
+                if chunked { list.append(.inline(ChunkedEncoder.sizeLine(UInt64(out.readableBytes)))) }
+                list.append(.buffer(out))
+                if chunked { list.append(.staticBytes("\r\n")) }
+                break
+            }
+            let finished = source.isFinished
+            kind = .compressed(source, chunked: chunked)
+            if finished && !ended {
+                if chunked { list.append(.staticBytes("0\r\n\r\n")) }
+                ended = true
+            }
+            return ended
         case .pattern:
             while budget > 0 && position < total {
                 let slice = content.slice(at: position, length: Int(min(UInt64(budget), total - position)))

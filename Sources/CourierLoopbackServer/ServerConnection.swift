@@ -322,6 +322,7 @@ final class ServerConnection: @unchecked Sendable {
         while true {
             // Top up small outputs (a head) with body bytes so they leave in one gather write.
             if output.count < BodyProducer.budget, var body = producer {
+                producer = nil  // `body` is then the only owner of its state (a compressor's zlib stream)
                 var list = GatherList()
                 let done = body.fill(&list, content: core.content)
                 producer = done ? nil : body

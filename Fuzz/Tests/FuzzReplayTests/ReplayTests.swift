@@ -28,6 +28,7 @@ let targets: [Target] = [
     Target(name: "fuzz-multipart", check: FuzzChecks.multipart),
     Target(name: "fuzz-tls", check: FuzzChecks.tlsHandshake),
     Target(name: "fuzz-serialization", check: FuzzChecks.serialization),
+    Target(name: "fuzz-inflate", check: FuzzChecks.inflate),
 ]
 
 @Test(arguments: targets)
