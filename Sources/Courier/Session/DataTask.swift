@@ -100,9 +100,13 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable
         })
     }
 
-    /// Waits for the task to complete (it does not resume it).
+    /// Resumes the task if it never ran and waits for it to complete (a task paused with
+    /// `suspend()` stays paused until someone resumes it).
     /// - Returns: head, body, value or error, metrics.
-    public func response() async -> TaskResponse<Value> { await outcome.wait() }
+    public func response() async -> TaskResponse<Value> {
+        if !core.hasStarted { core.resume() }
+        return await outcome.wait()
+    }
 
     /// Resumes the task if needed and returns the serializer's value.
     /// - Returns: the value.
