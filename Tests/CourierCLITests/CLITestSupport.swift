@@ -36,6 +36,12 @@ func makeScratchDirectory() -> String {
     return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
+/// Removes a scratch directory and the files in it (tests write no subdirectories).
+func removeScratchDirectory(_ path: String) {
+    for name in directoryEntries(path) { unlink(path + "/" + name) }
+    rmdir(path)
+}
+
 func writeFile(_ path: String, _ bytes: [UInt8]) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     precondition(fd >= 0, "cannot create \(path)")

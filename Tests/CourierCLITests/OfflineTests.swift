@@ -25,6 +25,7 @@ extension CLITests {
         @Test("-d joins with & in command-line order, with --data-urlencode's five forms")
         func dataOrder() {
             let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
             writeFile(dir + "/v", "line one\r\nline two\n")
             let run = courier(["--offline", "-d", "a=1", "--data-urlencode", "b c=d e&f", "--data-urlencode", "=x y",
                                "--data-urlencode", "plain text", "-d", "@" + dir + "/v", "--data-urlencode", "n@" + dir + "/v",
@@ -36,6 +37,7 @@ extension CLITests {
         @Test("-d @FILE strips CR and LF; --data-binary @FILE is byte for byte")
         func dataFiles() {
             let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
             writeFile(dir + "/f", [0x61, 13, 10, 0x62, 0, 0xFF, 10])
             let stripped = courier(["--offline", "-d", "@" + dir + "/f", "http://h/"])
             #expect(stripped.stdout.suffix(4) == [0x61, 0x62, 0, 0xFF])
@@ -125,6 +127,7 @@ extension CLITests {
         @Test("-F: parameters first as fields, then the parts; files, <file values, type= and filename=")
         func multipart() {
             let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
             writeFile(dir + "/doc.txt", "file body\n")
             let run = courier(["--offline", "--params", "{\"p\":1}", "-F", "a=b c", "-F", "f=@" + dir + "/doc.txt;type=text/x-doc;filename=re\"named.txt",
                                "-F", "g=<" + dir + "/doc.txt", "-F", "h=@" + dir + "/doc.txt", "http://h/up"],

@@ -98,6 +98,7 @@ extension CLITests {
                 "/cut": { _ in [.text("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"), .writePattern(count: 10), .close] },
             ]))
             let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
             let file = dir + "/out.bin"
             let ok = courier(["-o", file, "http://127.0.0.1:\(server.port)/bytes/50000"])
             #expect(ok.status == 0)
@@ -128,6 +129,7 @@ extension CLITests {
                 },
             ]))
             let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
             let file = dir + "/part"
             writeFile(file, Array(full[..<40]))
             let run = courier(["-C", "-", "-o", file, "-w", "%{http_code}", "http://127.0.0.1:\(server.port)/file"])

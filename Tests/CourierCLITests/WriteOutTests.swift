@@ -32,6 +32,7 @@ extension CLITests {
         @Test("-w @FILE reads the format from a file; %{stderr} switches stream")
         func formatFile() {
             let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
             writeFile(dir + "/fmt", "code=%{http_code}%{stderr}to-err\\n")
             let run = courier(["--offline", "-w", "@" + dir + "/fmt", "http://h/"])
             #expect(run.stdoutText.hasSuffix("\r\n\r\ncode=000"))
