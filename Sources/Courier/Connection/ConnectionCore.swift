@@ -22,7 +22,9 @@ import Synchronization
 
 /// What a caller waiting for response bytes receives.
 enum ReadOutcome: Sendable {
-    case head(HTTP1ResponseHead, exchange: Int)
+    /// The final head, with the body slices already decoded from the same reads (`ended`: the
+    /// whole body was among them), so a small response needs no further trip to the loop.
+    case head(HTTP1ResponseHead, exchange: Int, prefetched: [ByteBuffer], ended: Bool)
     case bodyPart(ByteBuffer)
     case end
 }
@@ -353,10 +355,16 @@ final class ConnectionCore: @unchecked Sendable {
                     headReceived = true
                     responseFraming = framing
                     readWaiter = nil
+                    let (prefetched, ended, deferred) = prefetchBody()
                     promise.succeed(.head(HTTP1ResponseHead(status: head.status, version: head.version,
                                                             reason: head.reasonPhrase.readableString,
                                                             headers: head.headers.headers),
-                                          exchange: exchangeNumber))
+                                          exchange: exchangeNumber, prefetched: prefetched, ended: ended))
+                    if let deferred {
+                        // Reported to the body's next read, after the slices decoded before it.
+                        fail(deferred)
+                        return
+                    }
                 case .bodyPart(let slice):
                     readWaiter = nil
                     promise.succeed(.bodyPart(slice))
@@ -378,6 +386,38 @@ final class ConnectionCore: @unchecked Sendable {
         } catch {
             fail(.from(parser: error))
         }
+    }
+
+    /// Takes the body slices the machine can decode from bytes already read (no I/O), up to 256
+    /// KiB: a small response is complete with its head. Returns the slices, whether the body
+    /// ended, and a failure met after them (delivered once the slices are consumed).
+    private func prefetchBody() -> ([ByteBuffer], Bool, ConnectionError?) {
+        var slices: [ByteBuffer] = []
+        var size = 0
+        do {
+            while size < 256 * 1024 {
+                switch try machine.nextEvent() {
+                case .bodyPart(let slice):
+                    size += slice.readableBytes
+                    slices.append(slice)
+                case .endOfMessage(_, let keepAlive):
+                    responseEnded = true
+                    if !requestBodyOpen { exchangeDone(keepAlive: keepAlive) }
+                    return (slices, true, nil)
+                case .needMoreData:
+                    return (slices, false, nil)
+                case .connectionClosed:
+                    return (slices, false, ConnectionError(.remoteClosed, "the server closed the connection"))
+                case .switchedProtocols:
+                    return (slices, false, ConnectionError(.protocolError, "the server switched protocols"))
+                case .interimResponse, .responseHead:
+                    return (slices, false, ConnectionError(.protocolError, "a second response head inside a response"))
+                }
+            }
+        } catch {
+            return (slices, false, .from(parser: error))
+        }
+        return (slices, false, nil)
     }
 
     private func exchangeDone(keepAlive: Bool) {

@@ -305,11 +305,12 @@ public final class HTTP1Connection: Sendable {
     public func receiveResponse() async throws(ConnectionError) -> HTTP1Response {
         let core = self.core
         let outcome = try await run { (promise: LoopPromise<ReadOutcome>) in core.receiveHead(promise) }
-        guard case .head(let head, let exchange) = outcome else {
+        guard case .head(let head, let exchange, let prefetched, let ended) = outcome else {
             throw closing(ConnectionError(.protocolError, "no response head"))
         }
         return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason,
-                             headers: head.headers, body: HTTP1ResponseBody(connection: self, exchange: exchange))
+                             headers: head.headers,
+                             body: HTTP1ResponseBody(connection: self, exchange: exchange, prefetched: prefetched, ended: ended))
     }
 
     /// Closes the connection (with a TLS close_notify when possible). Operations in progress fail

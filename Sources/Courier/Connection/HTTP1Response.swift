@@ -3,6 +3,7 @@
 
 import CourierBytes
 import CourierHTTP1
+import Synchronization
 
 /// A final response: status, version, fields, and the body stream.
 public struct HTTP1Response: Sendable {
@@ -28,17 +29,38 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
 
     let connection: HTTP1Connection
     let exchange: Int
+    /// Slices decoded together with the head (no trip to the loop needed for them), handed to
+    /// the first iterator only: a body is iterated once.
+    let prefetched: PrefetchedSlices
+    /// Whether the prefetched slices are the whole body.
+    let ended: Bool
+
+    init(connection: HTTP1Connection, exchange: Int, prefetched: [ByteBuffer], ended: Bool) {
+        self.connection = connection
+        self.exchange = exchange
+        self.prefetched = PrefetchedSlices(prefetched)
+        self.ended = ended
+    }
+
+    /// The prefetched slices, taken once.
+    final class PrefetchedSlices: Sendable {
+        private let slices: Mutex<[ByteBuffer]?>
+        init(_ slices: [ByteBuffer]) { self.slices = Mutex(slices) }
+        func take() -> [ByteBuffer] { slices.withLock { $0.take() } ?? [] }
+    }
 
     /// The iterator.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let connection: HTTP1Connection
         let exchange: Int
-        var finished = false
+        var prefetched: ArraySlice<ByteBuffer>
+        var finished: Bool
 
         /// The next slice, or nil at the end of the body.
         /// - Returns: the slice, or nil.
         /// - Throws: `ConnectionError` (`bodyTruncated`, `idleTimeout`, `cancelled`, ...).
         public mutating func next() async throws(ConnectionError) -> ByteBuffer? {
+            if let slice = prefetched.popFirst() { return slice }
             if finished { return nil }
             let part = try await connection.nextBodyPart(exchange: exchange)
             if part == nil { finished = true }
@@ -48,7 +70,9 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
 
     /// Makes the iterator.
     /// - Returns: an iterator reading from the connection.
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection, exchange: exchange) }
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(connection: connection, exchange: exchange, prefetched: prefetched.take()[...], finished: ended)
+    }
 
     /// Reads the whole body into one buffer.
     /// - Parameter limit: the most bytes to accept (design §5: 10 MiB default).
