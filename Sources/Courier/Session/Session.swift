@@ -281,16 +281,31 @@ public final class Session: Sendable {
                 throw SessionError(.fileReadFailed, "reading \(path) failed: \(error)", url: url)
             }
         case .stream(_, let stream):
+            // A stream of unknown length goes out chunked: one chunk per read, as the transfer
+            // writes it (RFC 9112 §7.1).
+            let chunked = head.framing == .chunked
+            var encoder = ChunkedEncoder()
             do {
                 var reader = try stream.makeReader()
                 while true {
-                    let n = try bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: 65536) { raw in
+                    var chunk = ByteBuffer()
+                    let n = try chunk.writeWithUnsafeMutableBytes(minimumWritableBytes: 65536) { raw in
                         try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(65536)))
                     }
                     if n == 0 { break }
+                    if chunked {
+                        bytes.writeBytes(encoder.encodeChunk(chunk).joined)
+                    } else {
+                        bytes.writeBuffer(chunk)
+                    }
                 }
             } catch {
                 throw SessionError(.fileReadFailed, "reading the body stream failed: \(error)", url: url)
+            }
+            if chunked {
+                do { bytes.writeBytes(try encoder.end().joined) } catch {
+                    throw SessionError(.invalidRequest, "the chunked body cannot be ended: \(error)", url: url)
+                }
             }
         }
         return bytes
