@@ -42,6 +42,8 @@ final class SessionStorage: Sendable {
         var invalidating = false
         var invalidated = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Later invalidate calls, waiting for the first one to finish.
+        var invalidationWaiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
 
@@ -116,14 +118,28 @@ final class SessionStorage: Sendable {
     }
 
     /// Stops accepting tasks; with `cancel`, cancels the running ones; waits for them; shuts down.
+    /// A later call (invalidateAndCancel after finishTasksAndInvalidate, as NSURLSession allows)
+    /// still cancels what runs when asked to, and every call returns only once the session is
+    /// invalidated.
     func invalidate(cancel: Bool) async {
-        let running = state.withLock { s -> [TaskCore]? in
-            guard !s.invalidating else { return nil }
+        let (first, running) = state.withLock { s -> (Bool, [TaskCore]) in
+            let running = cancel ? Array(s.tasks.values) : []
+            guard !s.invalidating else { return (false, running) }
             s.invalidating = true
-            return Array(s.tasks.values)
+            return (true, running)
         }
-        guard let running else { return }
-        if cancel { for task in running { task.cancel() } }
+        for task in running { task.cancel() }
+        guard first else {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { s -> Bool in
+                    if s.invalidated { return true }
+                    s.invalidationWaiters.append(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+            return
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { s -> Bool in
                 if s.tasks.isEmpty { return true }
@@ -134,16 +150,18 @@ final class SessionStorage: Sendable {
         }
         await pool.shutdown()
         await resolver?.shutdown()
-        let subscribers = state.withLock { s -> [AsyncStream<SessionEvent>.Continuation] in
+        let (subscribers, waiters) = state.withLock { s -> ([AsyncStream<SessionEvent>.Continuation], [CheckedContinuation<Void, Never>]) in
             s.invalidated = true
-            let all = s.subscribers
+            let all = (s.subscribers, s.invalidationWaiters)
             s.subscribers.removeAll()
+            s.invalidationWaiters.removeAll()
             return all
         }
         for subscriber in subscribers {
             subscriber.yield(.invalidated)
             subscriber.finish()
         }
+        for waiter in waiters { waiter.resume() }
     }
 }
 
