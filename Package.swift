@@ -96,6 +96,12 @@ let package = Package(
         // Runs the built `courier` binary ($COURIER_BIN, else .build/debug/courier): usage errors,
         // --offline bytes, -w, and transfers against an in-process loopback server.
         .testTarget(name: "CourierCLITests", dependencies: ["CourierLoopbackServer"], swiftSettings: strict),
+        // Session: every task kind against the embedded loopback server.
+        .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix"],
+                    swiftSettings: strict),
+        // Session against httpbin started by scripts/httpbin/run; skipped (visibly) without it.
+        .testTarget(name: "CourierHTTPBinTests", dependencies: ["Courier", "CourierTestSupport"],
+                    swiftSettings: strict),
         // Against nginx, openssl s_server and scripted servers started by scripts/interop/run;
         // skipped (visibly) when run without them.
         .testTarget(name: "CourierInteropTests", dependencies: ["Courier", "CourierTestSupport"],

@@ -42,6 +42,8 @@ final class SessionStorage: Sendable {
         var invalidating = false
         var invalidated = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Later invalidate calls, waiting for the first one to finish.
+        var invalidationWaiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
 
@@ -116,14 +118,28 @@ final class SessionStorage: Sendable {
     }
 
     /// Stops accepting tasks; with `cancel`, cancels the running ones; waits for them; shuts down.
+    /// A later call (invalidateAndCancel after finishTasksAndInvalidate, as NSURLSession allows)
+    /// still cancels what runs when asked to, and every call returns only once the session is
+    /// invalidated.
     func invalidate(cancel: Bool) async {
-        let running = state.withLock { s -> [TaskCore]? in
-            guard !s.invalidating else { return nil }
+        let (first, running) = state.withLock { s -> (Bool, [TaskCore]) in
+            let running = cancel ? Array(s.tasks.values) : []
+            guard !s.invalidating else { return (false, running) }
             s.invalidating = true
-            return Array(s.tasks.values)
+            return (true, running)
         }
-        guard let running else { return }
-        if cancel { for task in running { task.cancel() } }
+        for task in running { task.cancel() }
+        guard first else {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { s -> Bool in
+                    if s.invalidated { return true }
+                    s.invalidationWaiters.append(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+            return
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { s -> Bool in
                 if s.tasks.isEmpty { return true }
@@ -134,16 +150,18 @@ final class SessionStorage: Sendable {
         }
         await pool.shutdown()
         await resolver?.shutdown()
-        let subscribers = state.withLock { s -> [AsyncStream<SessionEvent>.Continuation] in
+        let (subscribers, waiters) = state.withLock { s -> ([AsyncStream<SessionEvent>.Continuation], [CheckedContinuation<Void, Never>]) in
             s.invalidated = true
-            let all = s.subscribers
+            let all = (s.subscribers, s.invalidationWaiters)
             s.subscribers.removeAll()
+            s.invalidationWaiters.removeAll()
             return all
         }
         for subscriber in subscribers {
             subscriber.yield(.invalidated)
             subscriber.finish()
         }
+        for waiter in waiters { waiter.resume() }
     }
 }
 
@@ -281,16 +299,31 @@ public final class Session: Sendable {
                 throw SessionError(.fileReadFailed, "reading \(path) failed: \(error)", url: url)
             }
         case .stream(_, let stream):
+            // A stream of unknown length goes out chunked: one chunk per read, as the transfer
+            // writes it (RFC 9112 §7.1).
+            let chunked = head.framing == .chunked
+            var encoder = ChunkedEncoder()
             do {
                 var reader = try stream.makeReader()
                 while true {
-                    let n = try bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: 65536) { raw in
+                    var chunk = ByteBuffer()
+                    let n = try chunk.writeWithUnsafeMutableBytes(minimumWritableBytes: 65536) { raw in
                         try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(65536)))
                     }
                     if n == 0 { break }
+                    if chunked {
+                        bytes.writeBytes(encoder.encodeChunk(chunk).joined)
+                    } else {
+                        bytes.writeBuffer(chunk)
+                    }
                 }
             } catch {
                 throw SessionError(.fileReadFailed, "reading the body stream failed: \(error)", url: url)
+            }
+            if chunked {
+                do { bytes.writeBytes(try encoder.end().joined) } catch {
+                    throw SessionError(.invalidRequest, "the chunked body cannot be ended: \(error)", url: url)
+                }
             }
         }
         return bytes

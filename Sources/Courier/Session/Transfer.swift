@@ -390,6 +390,9 @@ struct Transfer: Sendable {
                                    url: request.uri.redactedDescription)
             }
         }
+        // A declared length of 0 opens no body on the connection (the head's Content-Length: 0 is
+        // the whole of it), so there is nothing to end.
+        if case .known(0) = length { return sent }
         try await connection.finishBody()
         return sent
     }
