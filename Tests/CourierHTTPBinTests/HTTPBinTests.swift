@@ -236,7 +236,7 @@ struct HTTPBinTests {
         await session.finishTasksAndInvalidate()
     }
 
-    @Test(.disabled("until content decoding lands"), arguments: encodings)
+    @Test(arguments: encodings)
     func compressedResponses(encoding: String) async throws {
         let session = HTTPBin.session { $0.acceptsCompressedResponses = true }
         let value = try await json(session, HTTPBin.request(.get, "/\(encoding)"))

@@ -222,9 +222,15 @@ final class FileSink: ResponseSink {
     func finish() async throws(SessionError) {
         let (file, path, target, url) = state.withLock { ($0.file, $0.path, $0.destination, $0.url) }
         guard let file, let path, let target else { return }
+        // A resume answered with 200 restarted into a fresh file: the old partial file is now
+        // superseded and goes, unless it is the destination (replaced by the rename).
+        let supersededPartial = resume.flatMap { r -> String? in
+            r.partialPath != path && r.partialPath != target ? r.partialPath : nil
+        }
         try await Self.io(url: url) { () throws(Errno) in
             try file.close()
             if path != target { try File.rename(path, to: target) }
+            if let supersededPartial { try? File.remove(supersededPartial) }
         }
         state.withLock { s in
             s.file = nil

@@ -218,6 +218,10 @@ public final class Session: Sendable {
     public func uploadTask<S: ResponseSerializer>(with request: HTTPRequest, from source: UploadSource, serializer: S) -> DataTask<S.Value> {
         var request = request
         request.body = source.body
+        if case .multipart(let form) = source, !request.headers.contains(name: "Content-Type") {
+            // The boundary lives in the form: the field cannot be right unless it comes from it.
+            request.headers.add(name: "Content-Type", value: form.contentType)
+        }
         return DataTask(session: storage, request: request, serializer: serializer)
     }
 
