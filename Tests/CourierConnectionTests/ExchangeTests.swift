@@ -4,6 +4,7 @@ import Courier
 import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer
+import CourierTestSupport
 import Testing
 
 extension ConnectionTests {

@@ -6,6 +6,7 @@ import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer
 import CourierTLS
+import CourierTestSupport
 import Testing
 
 /// A head announcing `length` bytes, `sent` of them, then silence with the connection open.

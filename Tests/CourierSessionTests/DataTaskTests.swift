@@ -8,6 +8,7 @@ import CourierHTTP1
 import CourierJSON
 import CourierLoopbackServer
 import CourierMultipart
+import CourierTestSupport
 import Testing
 
 extension SessionTests {

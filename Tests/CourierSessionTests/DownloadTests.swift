@@ -7,6 +7,7 @@ import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer
 import CourierURL
+import CourierTestSupport
 import Testing
 
 /// A head announcing `length` bytes, `sent` of them, then a close.

@@ -7,6 +7,7 @@ import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer
 import CourierURL
+import CourierTestSupport
 import Testing
 
 extension SessionTests {

@@ -94,16 +94,6 @@ func failure<T>(_ result: Result<T, SessionError>, sourceLocation: SourceLocatio
     }
 }
 
-/// Waits until `condition` holds, at most `limit`.
-func eventually(_ limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !condition() {
-        if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
 // MARK: Files
 
 /// A fresh directory under /tmp; remove it with `removeTree`.
@@ -246,42 +236,6 @@ extension SessionEvent {
 }
 
 // MARK: Descriptors
-
-/// The number of open descriptors of this process.
-func openDescriptorCount() -> Int { listDirectory("/proc/self/fd").count - 1 }
-
-/// The socket inodes among this process's descriptors.
-func ownSocketInodes() -> Set<UInt64> {
-    var inodes: Set<UInt64> = []
-    for name in listDirectory("/proc/self/fd") {
-        var target = [CChar](repeating: 0, count: 256)
-        let n = readlink("/proc/self/fd/\(name)", &target, 255)
-        guard n > 0 else { continue }
-        let link = String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if link.hasPrefix("socket:["), let inode = UInt64(link.dropFirst(8).dropLast()) { inodes.insert(inode) }
-    }
-    return inodes
-}
-
-/// How many of this process's TCP sockets have `port` as their local or remote port.
-func openSockets(onPort port: UInt16) -> Int {
-    let own = ownSocketInodes()
-    var count = 0
-    for path in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        guard let file = fopen(path, "r") else { continue }
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        while getline(&line, &capacity, file) > 0 {
-            let fields = String(cString: line!).split(separator: " ")
-            guard fields.count > 9, let inode = UInt64(fields[9]), own.contains(inode) else { continue }
-            let ports = [fields[1], fields[2]].compactMap { $0.split(separator: ":").last.flatMap { UInt16($0, radix: 16) } }
-            if ports.contains(port) { count += 1 }
-        }
-        free(line)
-        fclose(file)
-    }
-    return count
-}
 
 // MARK: Raw requests
 
