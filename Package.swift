@@ -104,7 +104,7 @@ let package = Package(
                     swiftSettings: strict),
         // Against nginx, openssl s_server and scripted servers started by scripts/interop/run;
         // skipped (visibly) when run without them.
-        .testTarget(name: "CourierInteropTests", dependencies: ["Courier", "CourierTestSupport"],
+        .testTarget(name: "CourierInteropTests", dependencies: ["Courier", "CourierBytes", "CourierHTTP1", "CourierTestSupport", "CourierURL"],
                     swiftSettings: strict),
     ]
 )

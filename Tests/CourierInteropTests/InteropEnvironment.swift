@@ -15,6 +15,8 @@ enum Interop {
     static var scriptedPort: UInt16 { port("COURIER_INTEROP_SCRIPTED_PORT")! }
     static func tlsPort(_ name: String) -> UInt16 { port("COURIER_INTEROP_TLS_\(name)_PORT")! }
     static var certificates: String { value("COURIER_INTEROP_CERTIFICATES")! }
+    /// nginx's document root (the files it serves, for content checks).
+    static var www: String { value("COURIER_INTEROP_WWW")! }
 
     /// Trusts the test CA only, verifies the host name.
     static func tls(clientCertificate: Bool = false) throws -> TLSConfiguration {

@@ -30,6 +30,21 @@ extension SessionTests {
             }
         }
 
+        @Test func aRequestTimeoutBoundsItsTask() async throws {
+            try await withServer(scripted(["/slow": stallingBody(length: 100_000, sent: 10)])) { server in
+                let session = makeSession()
+                var request = server.request("/slow")
+                request.timeout = .milliseconds(300)
+                let error = failure(await session.dataTask(with: request).valueResult())
+                #expect(error?.connectionError?.code == .totalTimeout)
+                #expect(error?.curlExitCode == 28)
+                // Other requests of the session are not bound by it.
+                let other = await session.dataTask(with: server.request("/bytes/10")).response()
+                #expect(other.body?.readableBytes == 10)
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
         @Test func totalTimeoutOfADownloadRemovesTheTemporaryFile() async throws {
             let directory = makeTemporaryDirectory()
             defer { removeTree(directory) }

@@ -150,6 +150,8 @@ final class FileSink: ResponseSink {
 
     func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
         let url = request.uri.redactedDescription
+        // Kept before any check, so a refused response (416, a mismatch) is still reported.
+        state.withLock { $0.head = head }
         let target = destination(head, request.uri)
         let entityTag = head.headers.first(name: "ETag")
         let lastModified = head.headers.first(name: "Last-Modified")

@@ -83,9 +83,11 @@ struct Transfer: Sendable {
 
     var configuration: SessionConfiguration { storage.configuration }
 
-    /// Runs the transfer under the session's total timeout.
+    /// Runs the transfer under its total timeout: the request's own `timeout` when it has one
+    /// (AFNetworking's `timeoutInterval`; here a bound on the whole task, redirects included, since
+    /// connections are shared and their idle timeout is the session's), else the session's.
     func run(_ request: HTTPRequest, sink: some ResponseSink) async throws(SessionError) -> TransferOutcome {
-        guard let total = configuration.totalTimeout else {
+        guard let total = request.timeout ?? configuration.totalTimeout else {
             return try await runLoop(request, sink: sink)
         }
         let outcome: Result<TransferOutcome, SessionError> = await withTaskGroup(of: Result<TransferOutcome, SessionError>?.self) { group in
