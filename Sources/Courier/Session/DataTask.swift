@@ -69,7 +69,7 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable
         core.install(work: { core in
             let metrics = MetricsRecorder(url: url)
             let sink = BufferSink(limit: limit)
-            let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false, followsRedirects: true)
+            let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false)
             var response: TaskResponse<Value>
             do throws(SessionError) {
                 let final = try await transfer.run(request, sink: sink)

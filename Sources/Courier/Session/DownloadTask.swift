@@ -155,7 +155,7 @@ final class FileSink: ResponseSink {
         let target = destination(head, request.uri)
         let entityTag = head.headers.first(name: "ETag")
         let lastModified = head.headers.first(name: "Last-Modified")
-        let acceptsRanges = head.headers.first(name: "Accept-Ranges")?.lowercasedASCII() == "bytes"
+        let acceptsRanges = head.headers.first(name: "Accept-Ranges").map { HTTPHeaders.namesEqual($0, "bytes") } ?? false
         let announced = head.headers.first(name: "Content-Length").flatMap { UInt64($0) }
 
         var appendAt: UInt64?
@@ -306,7 +306,7 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
             let identifier = core.identifier
             let sink = FileSink(resume: resume, keepsPartialData: keepsPartialData, destination: destination,
                                 onMoved: { path in session.post(.downloadMoved(identifier, to: path)) })
-            let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: isRange, followsRedirects: true)
+            let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: isRange)
             let result: DownloadResult
             do throws(SessionError) {
                 let final = try await transfer.run(prepared, sink: sink)

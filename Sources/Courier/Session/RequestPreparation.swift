@@ -63,7 +63,7 @@ enum RequestPreparation {
     static func bodyLength(_ request: HTTPRequest) throws(SessionError) -> BodyLength {
         switch request.body {
         case .none:
-            return methodsWithBody.contains(request.method.rawValue.uppercasedASCII()) ? .known(0) : .none
+            return methodsWithBody.contains(RequestDefaults.uppercasedASCII(request.method.rawValue)) ? .known(0) : .none
         case .bytes(let buffer): return .known(UInt64(buffer.readableBytes))
         case .multipart(let form): return .known(form.contentLength)
         case .stream(let length, _): return length.map { .known($0) } ?? .unknown
@@ -151,16 +151,7 @@ enum RedirectRules {
     }
 
     static func sameOrigin(_ a: URI, _ b: URI) -> Bool {
-        a.scheme == b.scheme && a.host?.text.lowercasedASCII() == b.host?.text.lowercasedASCII() && a.effectivePort == b.effectivePort
-    }
-}
-
-extension String {
-    func uppercasedASCII() -> String {
-        String(decoding: utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
-    }
-
-    func lowercasedASCII() -> String {
-        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+        // The parser lower-cases scheme and host, so the components compare as they are.
+        a.scheme == b.scheme && a.host == b.host && a.effectivePort == b.effectivePort
     }
 }

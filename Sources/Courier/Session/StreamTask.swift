@@ -231,7 +231,7 @@ public final class StreamTask: TaskCoreOwner, Sendable {
         let finalMetrics = self.finalMetrics
         core.install(work: { core in
             let metrics = MetricsRecorder(url: url)
-            let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false, followsRedirects: true)
+            let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false)
             var failure: SessionError?
             do throws(SessionError) {
                 let final = try await transfer.run(request, sink: sink)

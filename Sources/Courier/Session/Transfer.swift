@@ -78,8 +78,6 @@ struct Transfer: Sendable {
     let metrics: MetricsRecorder
     /// Resumed downloads ask for a range; then no compression is requested.
     let isRangeRequest: Bool
-    /// Redirect policy for this transfer.
-    let followsRedirects: Bool
 
     var configuration: SessionConfiguration { storage.configuration }
 
@@ -137,31 +135,13 @@ struct Transfer: Sendable {
             case .authenticate(let credential):
                 authenticationFailures += 1
                 request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
-            case .redirect(let head, let info, let location):
+            case .redirect(let info, let prepared):
                 redirects += 1
-                guard redirects <= configuration.redirectLimit else {
+                guard redirects <= configuration.redirectLimit, let next = prepared else {
                     let error = SessionError(.tooManyRedirects, "maximum (\(configuration.redirectLimit)) redirects followed",
                                              url: request.uri.redactedDescription)
                     await sink.abort(error, begun: false)
                     throw error
-                }
-                var next: HTTPRequest
-                do throws(SessionError) {
-                    next = try RedirectRules.nextRequest(after: request, status: info.status, location: location,
-                                                         allowsInsecure: configuration.allowsInsecureRedirects)
-                } catch {
-                    await sink.abort(error, begun: false)
-                    throw error
-                }
-                if let handler = configuration.redirectHandler {
-                    switch await handler(Redirect(status: info.status, response: head, previousRequest: request, nextRequest: next)) {
-                    case .follow: break
-                    case .followWith(let replacement): next = replacement
-                    case .refuse:
-                        // The 3xx itself becomes the response, as AFNetworking returns it when the
-                        // redirect block answers nil.
-                        return try await deliverRedirectResponse(request, sink: sink)
-                    }
                 }
                 let key = next.method.rawValue + " " + next.uri.description
                 guard visited.insert(key).inserted else {
@@ -177,16 +157,10 @@ struct Transfer: Sendable {
         }
     }
 
-    /// A refused redirect: the 3xx is sent again without following (rare; the hook refused after
-    /// the body was drained, so the response is fetched once more and delivered).
-    private func deliverRedirectResponse(_ request: HTTPRequest, sink: some ResponseSink) async throws(SessionError) -> TransferOutcome {
-        let plain = Transfer(storage: storage, core: core, metrics: metrics, isRangeRequest: isRangeRequest, followsRedirects: false)
-        return try await plain.runLoop(request, sink: sink)
-    }
-
     private enum Step: Sendable {
         case final(TransferOutcome)
-        case redirect(HTTPResponseHead, ResponseHeadInfo, location: String)
+        /// A redirect to follow with the next request (nil: over the redirect limit).
+        case redirect(ResponseHeadInfo, next: HTTPRequest?)
         case authenticate(Credential)
     }
 
@@ -204,7 +178,7 @@ struct Transfer: Sendable {
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
                 try await self.exchange(on: connection, request: request, length: length, encoded: encoded, sink: sink,
-                                        begun: begun, authenticationFailures: authenticationFailures)
+                                        begun: begun, redirectsSoFar: redirectsSoFar, authenticationFailures: authenticationFailures)
             }
         } catch {
             let failure = Transfer.sessionError(error, url: url, core: core)
@@ -225,7 +199,7 @@ struct Transfer: Sendable {
     }
 
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, length: BodyLength, encoded: EncodedHead,
-                          sink: some ResponseSink, begun: Flag, authenticationFailures: Int) async throws -> Step {
+                          sink: some ResponseSink, begun: Flag, redirectsSoFar: Int, authenticationFailures: Int) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
         core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
@@ -257,11 +231,13 @@ struct Transfer: Sendable {
         let head = HTTPResponseHead(status: response.status, headers: response.headers)
         core.emit(.responseHead(info))
 
-        if followsRedirects && configuration.followsRedirects && RedirectRules.isFollowable(response.status),
-           let location = response.headers.first(name: "Location") {
+        if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
+           let location = response.headers.first(name: "Location"),
+           let next = try await redirect(to: location, from: request, head: head, info: info, redirectsSoFar: redirectsSoFar,
+                                         body: response.body, connection: connection) {
             try await drain(response.body, connection: connection)
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
-            return .redirect(head, info, location: location)
+            return .redirect(info, next: next)
         }
         if response.status == 401, let handler = configuration.challengeHandler, authenticationFailures == 0 {
             let disposition = await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authenticationFailures))
@@ -279,6 +255,31 @@ struct Transfer: Sendable {
         try await receiveBody(response, head: head, info: info, request: request, sink: sink, begun: begun, connection: connection)
         metrics.updateTransaction { $0.completed = self.metrics.elapsed }
         return .final(TransferOutcome(head: head, info: info, request: request))
+    }
+
+    /// Decides a redirect while its response is still unread: the next request (`.some(nil)` when
+    /// over the limit), or nil when the redirect handler refuses it — then the 3xx itself is the
+    /// task's response, as AFNetworking returns it when the redirect block answers nil, and no
+    /// request is sent again. A redirect that cannot be followed drains the body, then throws.
+    private func redirect(to location: String, from request: HTTPRequest, head: HTTPResponseHead, info: ResponseHeadInfo,
+                          redirectsSoFar: Int, body: HTTP1ResponseBody, connection: HTTP1Connection) async throws -> HTTPRequest?? {
+        guard redirectsSoFar < configuration.redirectLimit else { return .some(nil) }
+        var next: HTTPRequest
+        do throws(SessionError) {
+            next = try RedirectRules.nextRequest(after: request, status: info.status, location: location,
+                                                 allowsInsecure: configuration.allowsInsecureRedirects)
+        } catch {
+            try await drain(body, connection: connection)
+            throw error
+        }
+        if let handler = configuration.redirectHandler {
+            switch await handler(Redirect(status: info.status, response: head, previousRequest: request, nextRequest: next)) {
+            case .follow: break
+            case .followWith(let replacement): next = replacement
+            case .refuse: return nil
+            }
+        }
+        return .some(next)
     }
 
     /// Reads and drops a body that nobody wants (a redirect's); a large one closes the connection
