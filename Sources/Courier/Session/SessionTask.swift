@@ -166,8 +166,12 @@ final class TaskCore: Sendable {
             if !s.started {
                 s.started = true
                 guard let work else { return .none }
-                // Created under the lock so a concurrent cancel() always finds it.
-                s.work = Task { await work(self) }
+                // Created under the lock so a concurrent cancel() always finds it. The resumed
+                // event is posted by the work itself, so it always precedes the completed one.
+                s.work = Task {
+                    self.session?.post(.taskResumed(self.identifier))
+                    await work(self)
+                }
                 return .started
             }
             let waiters = s.gateWaiters
@@ -175,9 +179,7 @@ final class TaskCore: Sendable {
             return .wake(waiters)
         }
         switch action {
-        case .none: return
-        case .started:
-            session?.post(.taskResumed(identifier))
+        case .none, .started: return
         case .wake(let waiters):
             session?.post(.taskResumed(identifier))
             for waiter in waiters { waiter.resume() }
