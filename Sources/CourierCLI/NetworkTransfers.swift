@@ -54,6 +54,7 @@ final class NetworkTransfers: Sendable {
         c.totalTimeout = settings.maxTime
         c.maximumDownloadSize = settings.maxFilesize
         c.acceptsCompressedResponses = options.compressed
+        c.downloadFileMode = settings.createFileMode
         c.allowsInsecureRedirects = false
         if let path = options.caCertificate { c.tls.trustRoots = .pemFile(path: path) }
         if options.insecure { c.tls.certificateVerification = .none }
@@ -226,6 +227,17 @@ final class NetworkTransfers: Sendable {
             }
             return path
         }
+        if settings.resume {
+            // -C - continues a regular file; a device, a FIFO or standard output holds no partial
+            // download (curl would write into it; refusing is safer).
+            let target: OutputTarget
+            do { target = try await BlockingIOThread.shared.run { () throws(Errno) in try OutputTarget.resolve(path) } } catch {
+                throw CLIError(23, "Failure writing output to destination: \(path): \(error)")
+            }
+            guard target.isResumable else {
+                throw CLIError.usage("-C - cannot resume in \(path): it is \(target.kindDescription), not a regular file")
+            }
+        }
         let task: DownloadTask
         if settings.resume, let record = resumeRecord(for: request, at: path) {
             var headers = request.headers
@@ -339,6 +351,7 @@ final class NetworkTransfers: Sendable {
 
     /// The error line's text: the session's message, with the URL when it helps.
     private func message(for error: SessionError) -> String {
+        if error.curlExitCode == 23 { return "Failure writing output to destination: " + error.message }
         if let connection = error.connectionError {
             switch connection.curlExitCode {
             case 6: return "Could not resolve host: \(hostOf(error))"

@@ -108,6 +108,7 @@ struct TransferSettings: Sendable {
     var idleTimeout: Duration?
     var maxRedirects: Int = 10
     var maxFilesize: UInt64?
+    var createFileMode: UInt32 = 0o666
     var resume: Bool
 
     /// - Throws: `CLIError` 2 for anything malformed or contradictory.
@@ -121,6 +122,14 @@ struct TransferSettings: Sendable {
             maxRedirects = n
         }
         if let text = options.maxFilesize { maxFilesize = try TransferSettings.size(text) }
+        if let text = options.createFileMode {
+            // curl reads the mode as octal, at most 0777.
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }),
+                  let mode = UInt32(text, radix: 8), mode <= 0o777 else {
+                throw .usage("--create-file-mode expects an octal mode up to 0777, not \"\(printable(text))\"")
+            }
+            createFileMode = mode
+        }
         switch options.continueAt {
         case nil: resume = false
         case "-"?:
