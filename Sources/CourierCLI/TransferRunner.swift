@@ -47,7 +47,7 @@ struct TransferRunner {
                 let network = try NetworkTransfers(options: options, settings: settings)
                 transfers = network
                 offlineSession = nil
-                try? ProcessControl.onInterrupt { network.interrupt() }
+                try? ProcessControl.onTermination { signal in network.terminate(by: signal) }
             }
         } catch {
             report(error)
@@ -72,18 +72,20 @@ struct TransferRunner {
                     values.sizeRequest = UInt64(bytes.readableBytes)
                     values.sizeUpload = request.body.length ?? 0
                     do { try StandardStreams.writeOutput(bytes) } catch {
-                        throw CLIError(23, "Failure writing output to destination: \(error)")
+                        throw CLIError.writeFailure
                     }
                 }
                 exitCode = 0
             } catch {
+                // A termination signal: no error line, no -w, as when the signal ends curl.
+                if let signal = transfers?.terminationSignal { ProcessControl.terminate(bySignal: signal) }
                 values.exitCode = error.code
                 values.errorMessage = error.message
                 report(error)
                 exitCode = error.code
             }
             values.exitCode = exitCode
-            if transfers?.isInterrupted == true { return 130 }
+            if let signal = transfers?.terminationSignal { ProcessControl.terminate(bySignal: signal) }
             if let writeOut { emit(writeOut.render(values)) }
         }
         if let transfers { await transfers.finish() }

@@ -11,8 +11,13 @@
 //   file, no rename, never replaced. A FIFO is opened O_NONBLOCK, so "no reader yet" (ENXIO) and
 //   "the pipe is full" (a short write) come back as values the caller can wait on and cancel
 //   instead of a thread stuck in open(2) or write(2).
-// - A regular file, or a new one, is written into a temporary file in the target's directory and
-//   renamed over the target by `commit()` (rename(2) is atomic on one file system). A new file is
+// - A regular file, or a new one, is written into a temporary file in the target's directory that
+//   has no name until it is complete: open(dir, O_TMPFILE), then at `commit()` linkat through
+//   /proc/self/fd/N (AT_SYMLINK_FOLLOW) — straight to the target's name for a new file, else to a
+//   unique name renamed over the target (rename(2) is atomic on one file system). A process killed
+//   at any point (SIGKILL, a power cut) leaves nothing behind but in that last instant. Where the
+//   file system or kernel refuses O_TMPFILE (EOPNOTSUPP, EISDIR before Linux 3.11), the temporary
+//   file is a named `.courier-XXXXXX` from the start. A new file is
 //   created with `createMode` (0666 unless told otherwise) less the process's umask — open(2)
 //   applies the umask and the directory's default ACL, as for curl's files. A file that existed
 //   keeps its permission bits (setuid/setgid included) and, where the process may set them, its
@@ -244,9 +249,17 @@ public final class OutputFile: Sendable {
         case append
     }
 
+    /// The file that becomes the target at `commit()`.
+    private enum Temporary: Sendable, Equatable {
+        /// O_TMPFILE: no name until `commit()` (or `keepPartial()`) links it.
+        case unnamed
+        /// A named file in the target's directory (the fallback, or a partial file moved).
+        case named(String)
+    }
+
     private struct State {
         var offset: Int64
-        var temporaryPath: String?
+        var temporary: Temporary?
         var closed = false
     }
 
@@ -263,23 +276,26 @@ public final class OutputFile: Sendable {
     private let nonBlocking: Bool
     /// A pipe, FIFO or socket: writes must not raise SIGPIPE in a library's process.
     private let isPipeLike: Bool
+    /// The start of a name given to a temporary file.
+    private let prefix: String
 
-    private init(target: OutputTarget, strategy: Strategy, file: File, offset: Int64 = 0, temporaryPath: String? = nil,
-                 replaced: FileStatus? = nil, nonBlocking: Bool = false, isPipeLike: Bool = false) {
+    private init(target: OutputTarget, strategy: Strategy, file: File, offset: Int64 = 0, temporary: Temporary? = nil,
+                 replaced: FileStatus? = nil, nonBlocking: Bool = false, isPipeLike: Bool = false, prefix: String = ".courier-") {
         self.target = target
         self.strategy = strategy
         self.file = file
-        self.state = Mutex(State(offset: offset, temporaryPath: temporaryPath))
+        self.state = Mutex(State(offset: offset, temporary: temporary))
         self.replaced = replaced
         self.nonBlocking = nonBlocking
         self.isPipeLike = isPipeLike
+        self.prefix = prefix
     }
 
     /// Opens `target` for a fresh download.
     /// - Parameters:
     ///   - target: the resolved destination.
     ///   - createMode: the mode of a new file before the umask (open(2)'s mode; 0666 as curl).
-    ///   - temporaryPrefix: the start of a temporary file's name.
+    ///   - temporaryPrefix: the start of a temporary file's name, when it gets one.
     /// - Returns: the open output.
     /// - Throws: `Errno`: EISDIR for a directory, ENXIO for a FIFO with no reader yet (open it
     ///   again once one may have come) or a socket (which cannot be opened), EACCES, ENOENT, ...
@@ -290,14 +306,15 @@ public final class OutputFile: Sendable {
         case .directory:
             throw Errno(rawValue: EISDIR)
         case .newFile:
-            let (file, path) = try makeTemporary(in: directory, prefix: temporaryPrefix, mode: createMode)
-            return OutputFile(target: target, strategy: .replace, file: file, temporaryPath: path)
+            let (file, temporary) = try makeTemporary(in: directory, prefix: temporaryPrefix, mode: createMode)
+            return OutputFile(target: target, strategy: .replace, file: file, temporary: temporary, prefix: temporaryPrefix)
         case .regularFile(let status):
             do {
-                let (file, path) = try makeTemporary(in: directory, prefix: temporaryPrefix, mode: 0o600)
-                return OutputFile(target: target, strategy: .replace, file: file, temporaryPath: path, replaced: status)
+                let (file, temporary) = try makeTemporary(in: directory, prefix: temporaryPrefix, mode: 0o600)
+                return OutputFile(target: target, strategy: .replace, file: file, temporary: temporary, replaced: status,
+                                  prefix: temporaryPrefix)
             } catch where error.rawValue == EACCES || error.rawValue == EPERM {
-                // The directory cannot take a new name; the file itself may still be writable.
+                // The directory cannot take a new file; the file itself may still be writable.
                 let file = try File.open(target.resolvedPath, access: .writeOnly, truncate: true)
                 return OutputFile(target: target, strategy: .inPlace, file: file)
             }
@@ -345,12 +362,23 @@ public final class OutputFile: Sendable {
         guard size >= offset else { throw Errno(rawValue: EINVAL) }
         if size > offset { try file.truncate(to: offset) }
         return OutputFile(target: destination ?? partial, strategy: .append, file: file, offset: offset,
-                          temporaryPath: destination == nil ? nil : partial.resolvedPath, replaced: replaced)
+                          temporary: destination == nil ? nil : .named(partial.resolvedPath), replaced: replaced)
     }
 
-    /// The temporary file's path while there is one: strategy `.replace`, or `.append` to a
-    /// partial file that `commit()` moves to the target.
-    public var temporaryPath: String? { state.withLock { $0.temporaryPath } }
+    /// The temporary file's path while it has one: the named fallback of `.replace`, or the
+    /// partial file an `.append` moves to the target. nil for an unnamed (O_TMPFILE) file.
+    public var temporaryPath: String? {
+        state.withLock { s in
+            if case .named(let path)? = s.temporary { return path }
+            return nil
+        }
+    }
+
+    /// Whether the temporary file has no name (O_TMPFILE): a process killed now leaves nothing.
+    public var isUnnamed: Bool { state.withLock { $0.temporary == .unnamed } }
+
+    /// Whether `commit()` moves a file into place (rather than closing one written where it is).
+    public var movesIntoPlace: Bool { state.withLock { $0.temporary != nil } }
 
     /// The file offset reached: bytes written since opening, plus the append offset.
     public var offset: Int64 { state.withLock { $0.offset } }
@@ -398,29 +426,45 @@ public final class OutputFile: Sendable {
         Sys.waitWritable(file.fileDescriptor, milliseconds: milliseconds)
     }
 
-    /// Finishes the output: a replaced file gets the old file's mode and owner and is renamed
-    /// over the target; every other output is closed.
-    /// - Throws: `Errno` (from rename, fchmod or close); the temporary file is removed then.
+    /// Finishes the output: a temporary file gets the replaced file's mode and owner and takes
+    /// the target's place — an unnamed file is linked straight to a new target's name, or to a
+    /// unique name renamed over an existing target; every other output is closed.
+    /// - Throws: `Errno` (from linkat, rename, fchmod or close); a fresh temporary file is gone
+    ///   then, a partial file being completed stays.
     public func commit() throws(Errno) {
-        let temporary = state.withLock { s -> String? in
+        let temporary = state.withLock { s -> Temporary? in
             s.closed = true
-            return s.temporaryPath
+            return s.temporary
         }
         guard let temporary else {
             try file.close()
             return
         }
+        var named: String?
         do throws(Errno) {
-            if let replaced {
-                try carryOver(replaced)
+            if let replaced { try carryOver(replaced) }
+            switch temporary {
+            case .named(let path):
+                named = path
+            case .unnamed:
+                if replaced == nil {
+                    // A new file: linkat gives it the target's name in one step; nothing else
+                    // is ever visible. Someone else's file there since: replace it as below.
+                    do throws(Errno) {
+                        try Sys.linkUnnamed(file.fileDescriptor, to: target.resolvedPath)
+                        state.withLock { $0.temporary = nil }
+                        try file.close()
+                        return
+                    } catch where error.rawValue == EEXIST {}
+                }
+                named = try linkUnique()
             }
             try file.close()
-            try File.rename(temporary, to: target.resolvedPath)
-            state.withLock { $0.temporaryPath = nil }
+            try File.rename(named!, to: target.resolvedPath)
+            state.withLock { $0.temporary = nil }
         } catch {
-            // A fresh temporary file goes; a partial download being completed stays resumable.
-            if strategy == .replace { try? File.remove(temporary) }
-            state.withLock { $0.temporaryPath = nil }
+            if strategy == .replace, let named { try? File.remove(named) }
+            state.withLock { $0.temporary = nil }
             throw error
         }
     }
@@ -442,48 +486,78 @@ public final class OutputFile: Sendable {
         try Sys.changeMode(fd, to: replaced.permissions)
     }
 
-    /// Abandons the output: a temporary file is closed and removed; the target is left as it is
-    /// (for `.inPlace` and `.append` it holds what was written).
+    /// Links the unnamed file to a new unique name in the target's directory.
+    private func linkUnique() throws(Errno) -> String {
+        let base = OutputTarget.directory(of: target.resolvedPath) + "/" + prefix
+        var attempts = 0
+        while true {
+            let name = base + OutputFile.uniqueSuffix()
+            do throws(Errno) {
+                try Sys.linkUnnamed(file.fileDescriptor, to: name)
+                return name
+            } catch where error.rawValue == EEXIST && attempts < 100 {
+                attempts += 1
+            }
+        }
+    }
+
+    /// Abandons the output: a temporary file is closed and removed (an unnamed one simply goes
+    /// with its descriptor); the target is left as it is (for `.inPlace` and `.append` it holds
+    /// what was written).
     public func discard() {
-        let (temporary, wasClosed) = state.withLock { s -> (String?, Bool) in
-            let result = (s.temporaryPath, s.closed)
+        let (temporary, wasClosed) = state.withLock { s -> (Temporary?, Bool) in
+            let result = (s.temporary, s.closed)
             s.closed = true
-            s.temporaryPath = nil
+            s.temporary = nil
             return result
         }
         if !wasClosed { try? file.close() }
-        if strategy == .replace, let temporary { try? File.remove(temporary) }
+        if strategy == .replace, case .named(let path)? = temporary { try? File.remove(path) }
     }
 
     /// Closes the output and keeps what was written as a partial download.
-    /// - Returns: the path of the partial file: the temporary file for `.replace`, the target for
-    ///   `.inPlace` and `.append`; nil for a direct output (nothing can be resumed there).
+    /// - Returns: the path of the partial file: the temporary file for `.replace` (an unnamed one
+    ///   is given a name first), the partial file for `.append`, the target for `.inPlace`; nil
+    ///   for a direct output (nothing can be resumed there) or when no name could be given.
     public func keepPartial() -> String? {
-        let (temporary, wasClosed) = state.withLock { s -> (String?, Bool) in
-            let result = (s.temporaryPath, s.closed)
+        let (temporary, wasClosed) = state.withLock { s -> (Temporary?, Bool) in
+            let result = (s.temporary, s.closed)
             s.closed = true
-            s.temporaryPath = nil
+            s.temporary = nil
             return result
         }
+        var kept: String?
+        switch (strategy, temporary) {
+        case (.direct, _): kept = nil
+        case (.inPlace, _): kept = target.resolvedPath
+        case (_, .named(let path)?): kept = path
+        case (_, .unnamed?): kept = wasClosed ? nil : try? linkUnique()
+        case (_, nil): kept = strategy == .append ? target.resolvedPath : nil
+        }
         if !wasClosed { try? file.close() }
-        switch strategy {
-        case .replace: return temporary
-        case .append: return temporary ?? target.resolvedPath
-        case .inPlace: return target.resolvedPath
-        case .direct: return nil
+        return kept
+    }
+
+    /// Opens the temporary file of a replace: unnamed (O_TMPFILE) in `directory`, or — where the
+    /// file system or the kernel cannot (EOPNOTSUPP, EISDIR) — a new file with a unique name
+    /// (O_CREAT | O_EXCL). Either way `mode` less the umask, O_CLOEXEC, read and write.
+    private static func makeTemporary(in directory: String, prefix: String, mode: UInt32) throws(Errno) -> (File, Temporary) {
+        do throws(Errno) {
+            let fd = try Sys.openUnnamed(inDirectory: directory, mode: mode)
+            return (File(adopting: fd, path: directory), .unnamed)
+        } catch where error.rawValue == EOPNOTSUPP || error.rawValue == EISDIR {
+            let (file, path) = try makeNamedTemporary(in: directory, prefix: prefix, mode: mode)
+            return (file, .named(path))
         }
     }
 
     /// Creates a new file with a unique name in `directory` (O_CREAT | O_EXCL, `mode` less the
     /// umask, O_CLOEXEC), opened for reading and writing.
-    static func makeTemporary(in directory: String, prefix: String, mode: UInt32) throws(Errno) -> (File, String) {
+    static func makeNamedTemporary(in directory: String, prefix: String, mode: UInt32) throws(Errno) -> (File, String) {
         let base = (directory.hasSuffix("/") ? directory : directory + "/") + prefix
-        var random = SystemRandomNumberGenerator()
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
         var attempts = 0
         while true {
-            var name = base
-            for _ in 0..<6 { name.unicodeScalars.append(Unicode.Scalar(alphabet[Int(random.next(upperBound: UInt64(alphabet.count)))])) }
+            let name = base + uniqueSuffix()
             do throws(Errno) {
                 let fd = try Sys.open(name, flags: O_RDWR | O_CREAT | O_EXCL, mode: mode)
                 return (File(adopting: fd, path: name), name)
@@ -491,5 +565,14 @@ public final class OutputFile: Sendable {
                 attempts += 1
             }
         }
+    }
+
+    /// Six random characters of [A-Za-z0-9], as mkstemp's.
+    private static func uniqueSuffix() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        var random = SystemRandomNumberGenerator()
+        var suffix = ""
+        for _ in 0..<6 { suffix.unicodeScalars.append(Unicode.Scalar(alphabet[Int(random.next(upperBound: UInt64(alphabet.count)))])) }
+        return suffix
     }
 }

@@ -564,6 +564,25 @@ enum Sys {
         return info
     }
 
+    /// open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, mode): a file with no name in `directory`,
+    /// gone with its last descriptor unless `linkUnnamed` names it. EOPNOTSUPP where the file
+    /// system cannot, EISDIR on kernels before 3.11.
+    static func openUnnamed(inDirectory directory: String, mode: UInt32) throws(Errno) -> CInt {
+        CInt(try retryingNonBlocking("open(O_TMPFILE)") {
+            directory.withCString { d in
+                perform(.other(name: "open(O_TMPFILE)", fd: -1)) { raw(courier_open_unnamed(d, O_RDWR | O_CLOEXEC, mode)) }
+            }
+        })
+    }
+
+    /// linkat(2) of /proc/self/fd/N (AT_SYMLINK_FOLLOW) to `path`: names an unnamed file. EEXIST
+    /// when `path` exists (linkat never replaces).
+    static func linkUnnamed(_ fd: CInt, to path: String) throws(Errno) {
+        try retryingNonBlocking("linkat") {
+            path.withCString { p in perform(.other(name: "linkat", fd: fd)) { raw(courier_link_unnamed(fd, p)) } }
+        }
+    }
+
     /// fstat(2).
     static func status(_ fd: CInt) throws(Errno) -> stat {
         var info = stat()
@@ -769,10 +788,17 @@ enum Sys {
         return (fds[0], fds[1])
     }
 
-    /// sigaction(SIGINT) with the C handler that writes one byte to `fd` (async-signal-safe) and
-    /// ends the process with 130 at the second SIGINT.
-    static func installInterruptHandler(notifying fd: CInt) throws(Errno) {
-        try retryingNonBlocking("sigaction") { raw(courier_install_interrupt_handler(fd)) }
+    /// sigaction of SIGINT, SIGTERM, SIGHUP and SIGQUIT with the C handler that writes the
+    /// signal's number as one byte to `fd` (async-signal-safe) and ends the process with
+    /// 128 + N at the second signal.
+    static func installTerminationHandlers(notifying fd: CInt) throws(Errno) {
+        try retryingNonBlocking("sigaction") { raw(courier_install_termination_handlers(fd)) }
+    }
+
+    /// Ends the process by signal `signo` (its default action; SIGQUIT without a core file).
+    static func dieBySignal(_ signo: CInt) -> Never {
+        courier_die_by_signal(signo)
+        Glibc._exit(128 + signo)
     }
 
     // MARK: Names and addresses (C library, no kernel)

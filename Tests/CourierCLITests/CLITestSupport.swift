@@ -204,3 +204,54 @@ func crlfText(_ text: String) -> [UInt8] {
     }
     return out
 }
+
+/// Where a child's standard stream goes.
+enum Redirect {
+    /// A file opened with these flags.
+    case path(String, CInt)
+    /// One of the test process's descriptors (dup2'd into place).
+    case descriptor(CInt)
+}
+
+/// Starts a program with every signal at its default action and none blocked (whatever the test
+/// runner ignores or blocks), its streams redirected as asked.
+func startProcess(_ argv: [String], stdin: Redirect = .path("/dev/null", O_RDONLY),
+                  stdout: Redirect, stderr: Redirect, environment: [String] = ["PATH=/usr/bin:/bin"]) -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for (fd, redirect) in [(CInt(0), stdin), (1, stdout), (2, stderr)] {
+        switch redirect {
+        case .path(let path, let flags): posix_spawn_file_actions_addopen(&actions, fd, path, flags, 0o644)
+        case .descriptor(let source): posix_spawn_file_actions_adddup2(&actions, source, fd)
+        }
+    }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var all = sigset_t()
+    sigfillset(&all)
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    var cEnv: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+    defer {
+        for p in cArgs { free(p) }
+        for p in cEnv { free(p) }
+    }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, &cEnv)
+    precondition(spawned == 0, "posix_spawn \(argv[0]) failed: \(spawned)")
+    return pid
+}
+
+/// A pipe whose ends are close-on-exec in this process (a child gets an end only through dup2).
+func makePipe() -> (read: CInt, write: CInt) {
+    var fds: [CInt] = [-1, -1]
+    precondition(pipe(&fds) == 0)
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return (fds[0], fds[1])
+}

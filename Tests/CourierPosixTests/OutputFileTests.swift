@@ -4,7 +4,7 @@
 
 import Testing
 import Glibc
-@testable import CourierPosix
+@testable @_spi(KernelMocking) import CourierPosix
 import CourierBytes
 
 private func scratchDirectory() -> String {
@@ -98,16 +98,17 @@ extension PosixTests {
             #expect(try OutputTarget.resolve("/proc/1/fd/0").kind != .descriptor(0), "another process's descriptor is not ours")
         }
 
-        @Test("a new file: a temporary file, 0666 less the umask, renamed at commit; discard leaves nothing")
+        @Test("a new file: an unnamed temporary file (nothing in the directory), the mode less the umask, linked at commit; discard leaves nothing")
         func newFile() async throws {
             try await expectNoDescriptorLeak {
                 let dir = scratchDirectory()
                 defer { removeAll(dir) }
                 let output = try OutputFile.create(for: try OutputTarget.resolve(dir + "/out"), mode: 0o640)
                 #expect(output.strategy == .replace)
-                #expect(output.temporaryPath?.hasPrefix(dir + "/.courier-") == true)
+                #expect(output.isUnnamed)
+                #expect(output.temporaryPath == nil)
                 try writeAll(output, "hello")
-                #expect(entries(dir).count == 1 && !entries(dir).contains("out"), "nothing at the target before commit")
+                #expect(entries(dir).isEmpty, "no name at all before commit")
                 try output.commit()
                 #expect(entries(dir) == ["out"])
                 #expect(contents(dir + "/out") == "hello")
@@ -135,6 +136,7 @@ extension PosixTests {
                 let output = try OutputFile.create(for: try OutputTarget.resolve(dir + "/out"))
                 try writeAll(output, "new")
                 #expect(contents(dir + "/out") == "old")
+                #expect(entries(dir) == ["out"])
                 try output.commit()
                 var after = stat()
                 stat(dir + "/out", &after)
@@ -154,6 +156,7 @@ extension PosixTests {
                 let output = try OutputFile.create(for: try OutputTarget.resolve(dir + "/dest"))
                 try writeAll(output, "abcdef")
                 let partial = try #require(output.keepPartial())
+                #expect(partial.hasPrefix(dir + "/.courier-"), "the unnamed file got a name to be resumed from")
                 #expect(contents(partial) == "abcdef")
                 #expect(contents(dir + "/dest") == "previous")
 
@@ -174,6 +177,35 @@ extension PosixTests {
                 #expect(throws: Errno.invalidArgument) {
                     _ = try OutputFile.append(to: try OutputTarget.resolve("/dev/null"), at: 0)
                 }
+            }
+        }
+
+        @Test("where O_TMPFILE is refused (EOPNOTSUPP, EISDIR), a named temporary file is used and renamed", arguments: [Errno.notSupported, .isDirectory])
+        func namedFallback(refusal: Errno) async throws {
+            try await expectNoDescriptorLeak {
+                let dir = scratchDirectory()
+                defer { removeAll(dir) }
+                create(dir + "/out", "old", mode: 0o640)
+                for path in [dir + "/out", dir + "/new"] {
+                    let mock = KernelMock(replies: [.error(refusal)], matching: { $0 == .other(name: "open(O_TMPFILE)", fd: -1) })
+                    let output = try KernelMock.$current.withValue(mock) { try OutputFile.create(for: try OutputTarget.resolve(path)) }
+                    #expect(mock.calls.contains(.other(name: "open(O_TMPFILE)", fd: -1)))
+                    #expect(!output.isUnnamed)
+                    let temporary = try #require(output.temporaryPath)
+                    #expect(temporary.hasPrefix(dir + "/.courier-"))
+                    try writeAll(output, "new")
+                    try output.commit()
+                    #expect(contents(path) == "new")
+                }
+                #expect(entries(dir) == ["new", "out"])
+                var info = stat()
+                stat(dir + "/out", &info)
+                #expect(info.st_mode & 0o7777 == 0o640)
+                let mock = KernelMock(replies: [.error(.notSupported)], matching: { $0 == .other(name: "open(O_TMPFILE)", fd: -1) })
+                let abandoned = try KernelMock.$current.withValue(mock) { try OutputFile.create(for: try OutputTarget.resolve(dir + "/gone")) }
+                #expect(entries(dir).count == 3)
+                abandoned.discard()
+                #expect(entries(dir) == ["new", "out"], "the named temporary file is removed")
             }
         }
 

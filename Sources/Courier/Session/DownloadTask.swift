@@ -279,7 +279,7 @@ final class FileSink: ResponseSink {
         }
         // Renamed into place (a temporary file, or a partial file completed elsewhere), rather
         // than written where it already was.
-        let moved = output.temporaryPath != nil
+        let moved = output.movesIntoPlace
         try await Self.io(url: url, path: target) { () throws(Errno) in
             try output.commit()
             if let supersededPartial { try? File.remove(supersededPartial) }
