@@ -343,6 +343,7 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
 
     init(session: SessionStorage, request: HTTPRequest, resume: ResumeData?, keepsPartialData: Bool,
          destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) {
+        LiveObjects.created(.task)
         let url = request.uri.redactedDescription
         guard let core = session.register() else {
             core = TaskCore(identifier: session.refusedIdentifier())
@@ -378,14 +379,21 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
                                         metrics: metrics.finish())
             }
             core.markCompleted()
-            outcome.set(result)
             session.taskFinished(identifier, error: result.result.failure)
+            outcome.set(result)
         }, cancelledBeforeStart: {
             let error = SessionError(.cancelled, "the task was cancelled", url: url)
             core.markCompleted()
-            outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: TaskMetrics(effectiveURL: url)))
             session.taskFinished(core.identifier, error: error)
+            outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: TaskMetrics(effectiveURL: url)))
         })
+    }
+
+    deinit {
+        LiveObjects.destroyed(.task)
+        // A task nobody resumed and nobody can resume any more (its only handle is going) is
+        // cancelled, so the session does not keep it, and an invalidation does not wait for it.
+        if !core.hasStarted { core.cancel() }
     }
 
     /// Resumes the task if it never ran and waits for it to complete.
