@@ -353,6 +353,11 @@ public struct ByteBuffer: Sendable {
         _writerIndex = count
     }
 
+    /// Whether this buffer is the only holder of its storage (no slice or copy shares it), so it
+    /// can be written in place. For buffer pools: a pooled buffer whose slices were all released
+    /// is free again.
+    package mutating func isUniquelyOwned() -> Bool { isKnownUniquelyReferenced(&storage) }
+
     /// The size of the storage block this buffer keeps alive: its own capacity, or the whole
     /// receive buffer it is a slice of.
     public var storageCapacity: Int { storage.capacity }

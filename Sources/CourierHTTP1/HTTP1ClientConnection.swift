@@ -222,6 +222,17 @@ public struct HTTP1ClientConnection: Sendable {
         }
     }
 
+    /// Moves the bytes received but not yet consumed (a partial head, the start of a chunk-size
+    /// line) to the end of `target`, so the shell can read the next bytes right after them into
+    /// a buffer of its choosing and hand that buffer back whole with `receivedBytes` — the tail
+    /// is copied, not the whole of the next read.
+    /// - Parameter target: an empty buffer the next read will fill.
+    public mutating func moveUnconsumedBytes(into target: inout ByteBuffer) {
+        guard buffer.readableBytes > 0 else { return }
+        target.writeBuffer(buffer)
+        buffer = ByteBuffer()
+    }
+
     /// Reports that the peer closed the connection (end of input).
     /// - Throws: the connection's error if it failed.
     public mutating func connectionClosed() throws(HTTPParserError) {
