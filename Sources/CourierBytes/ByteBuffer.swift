@@ -44,6 +44,9 @@ public struct ByteBuffer: Sendable {
             pointer.deallocate()
             LiveObjects.destroyed(.bufferStorage)
         }
+
+        /// The storage every empty buffer starts with (never written: it is always shared).
+        @usableFromInline static let empty = Storage(capacity: 0)
     }
 
     @usableFromInline var storage: Storage
@@ -72,7 +75,9 @@ public struct ByteBuffer: Sendable {
     @inlinable
     public init(capacity: Int = 0) {
         precondition(capacity >= 0, "negative capacity")
-        storage = Storage(capacity: capacity)
+        // Empty buffers share one storage block: an empty buffer costs no allocation, and its
+        // first write allocates as any write to shared storage does.
+        storage = capacity == 0 ? Storage.empty : Storage(capacity: capacity)
         base = 0
         viewCapacity = capacity
         _readerIndex = 0
@@ -384,7 +389,7 @@ public struct ByteBuffer: Sendable {
     @inlinable
     public mutating func clear() {
         if !isKnownUniquelyReferenced(&storage) {
-            storage = Storage(capacity: viewCapacity)
+            storage = viewCapacity == 0 ? Storage.empty : Storage(capacity: viewCapacity)
             base = 0
         }
         _readerIndex = 0

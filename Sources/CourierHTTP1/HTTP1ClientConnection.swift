@@ -233,6 +233,12 @@ public struct HTTP1ClientConnection: Sendable {
         buffer = ByteBuffer()
     }
 
+    /// Lets go of the receive buffer once every byte of it was consumed, so an idle connection
+    /// keeps no buffer (a pooled one goes back to its pool).
+    public mutating func releaseBufferIfConsumed() {
+        if buffer.readableBytes == 0 && buffer.capacity > 0 { buffer = ByteBuffer() }
+    }
+
     /// Reports that the peer closed the connection (end of input).
     /// - Throws: the connection's error if it failed.
     public mutating func connectionClosed() throws(HTTPParserError) {

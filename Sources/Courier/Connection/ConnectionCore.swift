@@ -151,6 +151,9 @@ final class ConnectionCore: @unchecked Sendable {
 
     deinit { LiveObjects.destroyed(.connectionCore) }
 
+    /// Decoded body bytes nobody has taken yet (for tests of the read-ahead limit). Loop only.
+    var bufferedBodyBytes: Int { pendingBytes }
+
     /// Whether the caller runs on this connection's loop (and may call in directly).
     var isOnLoop: Bool { loop.inEventLoop }
 
@@ -656,6 +659,7 @@ final class ConnectionCore: @unchecked Sendable {
                     if peerEOF && exchangeActive && !bodyEnded {
                         fail(ConnectionError(.remoteClosed, "the server closed the connection"))
                     }
+                    machine.releaseBufferIfConsumed()
                     return
                 case .interimResponse:
                     continue  // 100 Continue, 103 Early Hints: skipped
@@ -669,6 +673,7 @@ final class ConnectionCore: @unchecked Sendable {
                 case .endOfMessage(_, let keepAlive):
                     bodyEnded = true
                     endKeepAlive = keepAlive
+                    machine.releaseBufferIfConsumed()
                     return
                 case .switchedProtocols:
                     fail(ConnectionError(.protocolError, "the server switched protocols"))

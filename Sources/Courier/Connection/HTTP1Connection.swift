@@ -340,6 +340,15 @@ public final class HTTP1Connection: Sendable {
     /// The event loop this connection lives on.
     var eventLoop: EventLoop { core.loop }
 
+    /// Decoded response-body bytes read ahead and not yet taken by the consumer (tests only).
+    package var bufferedBodyBytes: Int {
+        get async {
+            let core = self.core
+            if core.isOnLoop { return core.bufferedBodyBytes }
+            return (try? await core.loop.submit { core.bufferedBodyBytes }) ?? 0
+        }
+    }
+
     /// Everything decoded of the body since the last pull (or the end).
     func nextBody(exchange: Int) async throws(ConnectionError) -> BodyBatch {
         try await perform({ core in core.receiveBody(exchange: exchange) },
