@@ -113,6 +113,10 @@ import Testing
         #expect(Punycode.decode(Array("a!".unicodeScalars.map(\.value))[...]) == nil)      // not a digit
         #expect(Punycode.decode(Array("99999999999".unicodeScalars.map(\.value))[...]) == nil)  // overflow / > U+10FFFF
         #expect(Punycode.decode(Array("b".unicodeScalars.map(\.value))[...]) == nil)       // ends inside a number
+        // A leading "-" with no basic code point before it is a digit, not the delimiter (found by
+        // scripts/idna-check: Python's codec drops it).
+        #expect(Punycode.decode(Array("-gbw3ax".unicodeScalars.map(\.value))[...]) == nil)
+        #expect(Punycode.decode(Array("gbw3ax".unicodeScalars.map(\.value))[...]) != nil)
         #expect(Punycode.decode(Array("a".unicodeScalars.map(\.value))[...]) == [0x80])
     }
 

@@ -45,7 +45,10 @@ enum Punycode {
     static func decode(_ input: ArraySlice<UInt32>) -> [UInt32]? {
         var output: [UInt32] = []
         var start = input.startIndex
-        if let last = input.lastIndex(of: delimiter) {
+        // RFC 3492 §6.2: the delimiter is consumed only after at least one basic code point; a
+        // leading "-" with none before it is read as a digit, and so fails (ICU does the same;
+        // Python's codec drops it, which would let "xn---abc" stand for what "xn--abc" encodes).
+        if let last = input.lastIndex(of: delimiter), last > input.startIndex {
             for scalar in input[..<last] {
                 guard scalar < 0x80 else { return nil }
                 output.append(scalar)
