@@ -71,13 +71,18 @@ public struct URI: Sendable, Hashable, CustomStringConvertible {
         public var description: String { kind == .ipv6Address ? "[" + text + "]" : text }
 
         /// The host for display to a person: a registered name with its "xn--" labels decoded
-        /// (UTS #46 ToUnicode, `bücher.example`), else `description`. A name that does not
-        /// decode cleanly (an invalid "xn--" label, a name never checked because it was given in
-        /// ASCII) is shown as it is, so the display never hides what is sent.
+        /// (UTS #46 ToUnicode, `bücher.example`), else `description`. Only a name whose Unicode
+        /// form converts back to exactly this ASCII form is shown decoded; any other (an invalid
+        /// "xn--" label, a label over 63 bytes, "_" in a name given in ASCII, which is never
+        /// checked) is shown as it is, so the display never stands for another name than the one
+        /// sent.
         public var unicodeDescription: String {
             guard kind == .registeredName, text.utf8.count >= 4, containsACELabel else { return description }
             let (unicode, error) = IDNA.toUnicode(text)
-            return error == nil ? unicode : text
+            // ToUnicode has no length checks: the round trip through ToASCII adds them
+            // (Fuzz/Regressions/fuzz-idna/unicode-display-of-an-overlong-label).
+            guard error == nil, (try? IDNA.toASCII(unicode)) == text else { return text }
+            return unicode
         }
 
         /// Whether a label starts with "xn--" (text is lower case).

@@ -209,6 +209,16 @@ import Testing
         #expect(try URI(parsing: "http://xn--zz.example/").unicodeDescription == "http://xn--zz.example/")
     }
 
+    /// fuzz-idna finding: an ASCII host (never checked) whose "xn--" label decodes but is over 63
+    /// bytes was shown decoded, and the Unicode form did not parse back. Now it is shown as sent.
+    @Test func fuzzFindingOverlongACELabelIsShownAsSent() throws {
+        let host = "xn--bchm" + String(repeating: "c", count: 55) + "ele"
+        let uri = try URI(parsing: "http://\(host)/")
+        #expect(IDNA.toUnicode(host).error == nil)          // ToUnicode has no length check
+        #expect(uri.host?.unicodeDescription == host)
+        #expect(uri.unicodeDescription == "http://\(host)/")
+    }
+
     @Test func schemesWithDomainHostsOnly() throws {
         #expect(try URI(parsing: "wss://bücher.example/").host?.text == "xn--bcher-kva.example")
         #expect(try URI(parsing: "//bücher.example/x").host?.text == "xn--bcher-kva.example")

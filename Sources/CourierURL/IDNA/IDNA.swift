@@ -68,6 +68,12 @@ public enum IDNA {
         return (String(text), result.error)
     }
 
+    /// Normalization Form C of `scalars`, for the fuzz target's comparison with the standard
+    /// library's normaliser.
+    @_spi(Fuzzing) public static func nfc(_ scalars: [UInt32]) -> [UInt32] {
+        UnicodeNormalization.nfc(scalars)
+    }
+
     // MARK: Internals, on scalars
 
     /// The scalars of `text` and the UTF-8 offset of each (one more: the end).
