@@ -39,7 +39,11 @@ extension URIParser {
         let t = ByteClass.table
         var i = range.lowerBound
         while i < range.upperBound, t.isAny(p[i], of: [.unreserved, .subDelimiter]) { i += 1 }
-        guard i < range.upperBound, hasDomainHosts(scheme) else {
+        // Rule 1: the one scan above is all the checking an ASCII host needs.
+        if i == range.upperBound {
+            return try classified(p, range, text: normalisedHost(p, range), errorOffset: range.lowerBound)
+        }
+        guard hasDomainHosts(scheme) else {
             try validate(p, range, allowed: [.unreserved, .subDelimiter], alsoAllowing: nil)
             return try classified(p, range, text: normalisedHost(p, range), errorOffset: range.lowerBound)
         }

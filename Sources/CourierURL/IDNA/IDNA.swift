@@ -95,14 +95,15 @@ public enum IDNA {
         let result = process(scalars, offsets: offsets, checkingLengths: true)
         if let error = result.error { throw error }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(result.labels.reduce(0) { $0 + $1.count + 8 })
         for (index, label) in result.labels.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ".")) }
-            if label.allSatisfy({ $0 < 0x80 }) {
-                for scalar in label { bytes.append(UInt8(truncatingIfNeeded: scalar)) }
-            } else {
-                // Encodings were checked by `process` (step 3 needs them for the lengths).
+            // Step 3's Punycode, done once by `process` for the length checks.
+            if let encoded = result.encoded[index] {
                 bytes.append(contentsOf: "xn--".utf8)
-                for scalar in Punycode.encode(label)! { bytes.append(UInt8(truncatingIfNeeded: scalar)) }
+                for scalar in encoded { bytes.append(UInt8(truncatingIfNeeded: scalar)) }
+            } else {
+                for scalar in label { bytes.append(UInt8(truncatingIfNeeded: scalar)) }
             }
         }
         return String(decoding: bytes, as: UTF8.self)
@@ -112,6 +113,8 @@ public enum IDNA {
         /// The labels after processing ("xn--" labels decoded), without the dots.
         var labels: [[UInt32]]
         var error: IDNAError?
+        /// With `checkingLengths`: the Punycode of each label holding non-ASCII (nil for ASCII).
+        var encoded: [[UInt32]?] = []
     }
 
     private static let fullStop: UInt32 = 0x2E, hyphen: UInt32 = 0x2D
@@ -126,7 +129,7 @@ public enum IDNA {
         var mapped: [UInt32] = []
         mapped.reserveCapacity(input.count)
         var labelOffsets = [offsets.first ?? 0]
-        var disallowedLabels: Set<Int> = []
+        var disallowedLabels: [Int] = []
         for (index, scalar) in input.enumerated() {
             switch UnicodeProperties.idnaStatus(scalar) {
             case .valid:
@@ -134,7 +137,7 @@ public enum IDNA {
                 if scalar == fullStop { labelOffsets.append(offsets[index + 1]) }
             case .disallowed:
                 mapped.append(scalar)
-                disallowedLabels.insert(labelOffsets.count - 1)
+                if disallowedLabels.last != labelOffsets.count - 1 { disallowedLabels.append(labelOffsets.count - 1) }
             case .mappedTo(let replacement):
                 mapped.append(replacement)
                 if replacement == fullStop { labelOffsets.append(offsets[index + 1]) }
@@ -188,11 +191,14 @@ public enum IDNA {
                 rules[index] = bidiViolation(labels[index])
             }
         }
+        var encoded: [[UInt32]?] = []
         if checkingLengths, !rules.contains(where: { $0 != nil }) {
-            lengthViolations(labels, into: &rules)
+            encoded = lengthViolations(labels, into: &rules)
         }
 
-        guard let first = rules.firstIndex(where: { $0 != nil }) else { return Processed(labels: labels, error: nil) }
+        guard let first = rules.firstIndex(where: { $0 != nil }) else {
+            return Processed(labels: labels, error: nil, encoded: encoded)
+        }
         if rules[first] == .domainLength {
             // The whole name is at fault, not a label.
             return Processed(labels: labels, error: IDNAError(rule: .domainLength, label: "", labelIndex: 0, offset: labelOffsets[0]))
@@ -205,20 +211,27 @@ public enum IDNA {
     }
 
     /// §4.2 steps 3 and 4: Punycode for non-ASCII labels, then the DNS lengths.
-    private static func lengthViolations(_ labels: [[UInt32]], into rules: inout [IDNAError.Rule?]) {
+    /// - Returns: the Punycode of each label holding non-ASCII, nil for the others.
+    private static func lengthViolations(_ labels: [[UInt32]], into rules: inout [IDNAError.Rule?]) -> [[UInt32]?] {
         var total = 0
+        var encodings: [[UInt32]?] = []
+        encodings.reserveCapacity(labels.count)
         for (index, label) in labels.enumerated() {
             var length = label.count
+            var encoding: [UInt32]?
             if label.contains(where: { $0 >= 0x80 }) {
-                guard let encoded = Punycode.encode(label) else { rules[index] = .punycodeOverflow; return }
+                guard let encoded = Punycode.encode(label) else { rules[index] = .punycodeOverflow; return encodings }
                 length = 4 + encoded.count
+                encoding = encoded
             }
+            encodings.append(encoding)
             let isRoot = index == labels.count - 1 && index > 0 && label.isEmpty
             if isRoot { break }
-            if length > 63 { rules[index] = .labelLength; return }
+            if length > 63 { rules[index] = .labelLength; return encodings }
             total += length + (index > 0 ? 1 : 0)
         }
         if total > 253 { rules[0] = .domainLength }
+        return encodings
     }
 
     /// The first validity criterion of UTS #46 §4.1 that `label` breaks, CheckBidi aside.
@@ -258,24 +271,38 @@ public enum IDNA {
         return nil
     }
 
+    /// A set of Bidi classes as bits, by raw value.
+    private static func bits(_ classes: BidiClass...) -> UInt32 {
+        classes.reduce(0) { $0 | 1 << $1.rawValue }
+    }
+    private static let rtlAllowed = bits(.r, .al, .an, .en, .es, .cs, .et, .on, .bn, .nsm)
+    private static let rtlEnd = bits(.r, .al, .en, .an)
+    private static let ltrAllowed = bits(.l, .en, .es, .cs, .et, .on, .bn, .nsm)
+    private static let ltrEnd = bits(.l, .en)
+    private static let rtlStart = bits(.r, .al), europeanDigit = bits(.en), arabicDigit = bits(.an)
+    private static let leftToRight = bits(.l), nonspacingMark = bits(.nsm)
+
     /// CheckBidi: the first of RFC 5893 §2's six rules that `label` breaks.
     private static func bidiViolation(_ label: [UInt32]) -> IDNAError.Rule? {
-        let classes = label.map(UnicodeProperties.bidiClass)
-        let lastStrong = classes.lastIndex { $0 != .nsm }.map { classes[$0] }
-        switch classes[0] {
-        case .r, .al:
-            let allowed: Set<BidiClass> = [.r, .al, .an, .en, .es, .cs, .et, .on, .bn, .nsm]
-            if !classes.allSatisfy(allowed.contains) { return .bidiRTLCharacter }
-            guard let end = lastStrong, [.r, .al, .en, .an].contains(end) else { return .bidiRTLEnd }
-            if classes.contains(.en) && classes.contains(.an) { return .bidiNumberMix }
-            return nil
-        case .l:
-            let allowed: Set<BidiClass> = [.l, .en, .es, .cs, .et, .on, .bn, .nsm]
-            if !classes.allSatisfy(allowed.contains) { return .bidiLTRCharacter }
-            guard let end = lastStrong, end == .l || end == .en else { return .bidiLTREnd }
-            return nil
-        default:
-            return .bidiFirstCharacter
+        var present: UInt32 = 0          // every class in the label
+        var end: UInt32 = 0              // the last class other than NSM
+        for scalar in label {
+            let bit: UInt32 = 1 << UnicodeProperties.bidiClass(scalar).rawValue
+            present |= bit
+            if bit != nonspacingMark { end = bit }
         }
+        let first: UInt32 = 1 << UnicodeProperties.bidiClass(label[0]).rawValue
+        if first & rtlStart != 0 {
+            if present & ~rtlAllowed != 0 { return .bidiRTLCharacter }
+            if end & rtlEnd == 0 { return .bidiRTLEnd }
+            if present & europeanDigit != 0 && present & arabicDigit != 0 { return .bidiNumberMix }
+            return nil
+        }
+        if first == leftToRight {
+            if present & ~ltrAllowed != 0 { return .bidiLTRCharacter }
+            if end & ltrEnd == 0 { return .bidiLTREnd }
+            return nil
+        }
+        return .bidiFirstCharacter
     }
 }

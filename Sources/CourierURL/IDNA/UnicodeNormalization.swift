@@ -7,6 +7,9 @@
 // right, a character combining with the last starter unless blocked (a character of class 0 or of
 // a class at least its own stands between them).
 //
+// Most text is already NFC: the quick check (NFC_Quick_Check from DerivedNormalizationProps.txt,
+// UAX #15 §9) recognises it without decomposing anything.
+//
 // Why not the standard library's: Swift 6.3 exposes NFC only as the underscored
 // `String._nfcCodeUnits` (no stability promise), and its Unicode version is the toolchain's, not
 // the version of the mapping table beside it. These tables cost about 40 KB (docs/url.md).
@@ -22,9 +25,24 @@ enum UnicodeNormalization {
         scalars.allSatisfy { $0 < 0xC0 }
     }
 
+    /// UAX #15 §9's quick check, answering only "certainly NFC": every scalar NFC_Quick_Check=Yes
+    /// and the combining classes of each run of non-starters in order. Text typed precomposed, as
+    /// most is, passes and is never decomposed.
+    static func isQuicklyNFC(_ scalars: [UInt32]) -> Bool {
+        var lastClass: UInt8 = 0
+        for scalar in scalars {
+            if scalar < 0xC0 { lastClass = 0; continue }
+            guard UnicodeProperties.nfcQuickCheck(scalar) == 0 else { return false }
+            let combiningClass = UnicodeProperties.combiningClass(scalar)
+            if combiningClass != 0, lastClass > combiningClass { return false }
+            lastClass = combiningClass
+        }
+        return true
+    }
+
     /// `scalars` in Normalization Form C.
     static func nfc(_ scalars: [UInt32]) -> [UInt32] {
-        if isTriviallyNFC(scalars) { return scalars }
+        if isTriviallyNFC(scalars) || isQuicklyNFC(scalars) { return scalars }
         var decomposed = decompose(scalars)
         reorder(&decomposed)
         return compose(decomposed)
@@ -32,7 +50,7 @@ enum UnicodeNormalization {
 
     /// Whether `scalars` is in Normalization Form C.
     static func isNFC(_ scalars: [UInt32]) -> Bool {
-        isTriviallyNFC(scalars) || nfc(scalars) == scalars
+        isTriviallyNFC(scalars) || isQuicklyNFC(scalars) || nfc(scalars) == scalars
     }
 
     private static func decompose(_ scalars: [UInt32]) -> [UInt32] {

@@ -48,7 +48,15 @@ enum UnicodeProperties {
     }
 
     /// The UTS #46 status of `scalar`.
+    @inline(__always)
     static func idnaStatus(_ scalar: UInt32) -> IDNAStatus {
+        // ASCII, most of any host, without the search (IdnaMappingTable.txt with STD3 rules:
+        // a–z, 0–9, "-" and "." valid, A–Z mapped to lower case, everything else disallowed).
+        if scalar < 0x80 {
+            if scalar &- 0x61 < 26 || scalar &- 0x30 < 10 || scalar == 0x2D || scalar == 0x2E { return .valid }
+            if scalar &- 0x41 < 26 { return .mappedTo(scalar | 0x20) }
+            return .disallowed
+        }
         let table = IDNATables.mapping
         var low = 0, high = table.count - 1
         while low < high {
@@ -75,7 +83,16 @@ enum UnicodeProperties {
     }
 
     static func bidiClass(_ scalar: UInt32) -> BidiClass {
-        BidiClass(rawValue: UInt8(truncatingIfNeeded: runValue(IDNATables.bidiClass, scalar))) ?? .l
+        // What a valid ASCII label can hold, without the search.
+        if scalar &- 0x61 < 26 { return .l }
+        if scalar &- 0x30 < 10 { return .en }
+        if scalar == 0x2D { return .es }
+        return BidiClass(rawValue: UInt8(truncatingIfNeeded: runValue(IDNATables.bidiClass, scalar))) ?? .l
+    }
+
+    /// NFC_Quick_Check: 0 Yes, 1 Maybe, 2 No.
+    static func nfcQuickCheck(_ scalar: UInt32) -> UInt32 {
+        scalar < 0x300 ? 0 : runValue(IDNATables.nfcQuickCheck, scalar)
     }
 
     static func joiningType(_ scalar: UInt32) -> JoiningType {
