@@ -268,7 +268,59 @@ def compare(directory):
           f"{len(unexplained)} unexplained")
     for name, courier, peer in unexplained[:20]:
         print(f"  {name!r} {[hex(ord(c)) for c in name]}: courier {' '.join(courier)}; idna {peer}")
+    libidn2_report(names, results)
     return 1 if unexplained else 0
+
+
+def libidn2_report(names, results):
+    """curl's own conversion, for information: libidn2 (Debian's, as curl 7.88 links it) called
+    as curl calls it (idn2_lookup_u8 with IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL, then
+    IDN2_TRANSITIONAL when that fails). Not a pass/fail peer: libidn2 is IDNA2008 with its own
+    Unicode version, and curl's transitional fallback maps "ß" to "ss"."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libidn2.so.0")
+    except OSError:
+        print("idna-check: libidn2 not found; no comparison with curl's conversion")
+        return
+    lookup = lib.idn2_lookup_u8
+    lookup.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int]
+    lookup.restype = ctypes.c_int
+    lib.idn2_free.argtypes = [ctypes.c_void_p]
+    version = ctypes.CDLL("libidn2.so.0").idn2_check_version
+    version.restype = ctypes.c_char_p
+    version.argtypes = [ctypes.c_char_p]
+    for mode in ("as curl 7.88 calls it", "strict (IDN2_NONTRANSITIONAL | IDN2_USE_STD3_ASCII_RULES, no fallback)"):
+        libidn2_compare(names, results, lookup, version(None).decode(), mode)
+
+
+def libidn2_compare(names, results, lookup, version, mode):
+    import ctypes
+    curl = mode.startswith("as curl")
+    counts = {"same": 0, "both refuse": 0, "only libidn2 refuses": 0, "only Courier refuses": 0, "different ASCII": 0}
+    examples = {}
+    for name, courier in zip(names, results):
+        out = ctypes.c_char_p()
+        rc = lookup(name.encode("utf-8"), ctypes.byref(out), 1 | 8 if curl else 8 | 32)
+        if rc != 0 and curl:
+            rc = lookup(name.encode("utf-8"), ctypes.byref(out), 4)
+        peer = out.value.decode("ascii", "replace") if rc == 0 else None
+        if courier[0] == "ok" and peer is not None:
+            key = "same" if courier[1] == peer else "different ASCII"
+        elif courier[0] == "ok":
+            key = "only libidn2 refuses"
+        elif peer is not None:
+            key = "only Courier refuses"
+        else:
+            key = "both refuse"
+        counts[key] += 1
+        examples.setdefault(key, (name, courier, peer))
+    print(f"idna-check: for information, libidn2 {version} {mode}: "
+          + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    for key in ("different ASCII", "only Courier refuses", "only libidn2 refuses"):
+        if key in examples:
+            name, courier, peer = examples[key]
+            print(f"  e.g. {key}: {name!r}: courier {' '.join(courier)}; libidn2 {peer}")
 
 
 def main():
