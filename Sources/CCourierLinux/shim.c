@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/xattr.h>
+#include <sys/resource.h>
+#include <fcntl.h>
 
 #include <linux/netlink.h>
 #include "CCourierLinux.h"
@@ -67,29 +69,75 @@ void courier_ignore_sigpipe(void) { (void)signal(SIGPIPE, SIG_IGN); }
 
 int courier_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
-static volatile sig_atomic_t courier_interrupts = 0;
-static int courier_interrupt_fd = -1;
+static volatile sig_atomic_t courier_terminations = 0;
+static int courier_termination_fd = -1;
+static const int courier_termination_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
-// Only async-signal-safe calls here (signal-safety(7)): write(2) and _exit(2).
-static void courier_on_interrupt(int signo) {
+// Only async-signal-safe calls here (signal-safety(7)): write(2) and _exit(2). The first signal
+// is handed to the watcher as one byte, its number; a second one ends the process at once.
+static void courier_on_termination(int signo) {
     int saved = errno;
-    if (courier_interrupts++ > 0) _exit(128 + signo);
-    if (courier_interrupt_fd >= 0) {
-        char byte = 1;
-        ssize_t ignored = write(courier_interrupt_fd, &byte, 1);
+    if (courier_terminations++ > 0) _exit(128 + signo);
+    if (courier_termination_fd >= 0) {
+        unsigned char byte = (unsigned char)signo;
+        ssize_t ignored = write(courier_termination_fd, &byte, 1);
         (void)ignored;
     }
     errno = saved;
 }
 
-int courier_install_interrupt_handler(int notify_fd) {
-    courier_interrupt_fd = notify_fd;
+int courier_install_termination_handlers(int notify_fd) {
+    courier_termination_fd = notify_fd;
     struct sigaction action;
     memset(&action, 0, sizeof action);
-    action.sa_handler = courier_on_interrupt;
+    action.sa_handler = courier_on_termination;
     sigemptyset(&action.sa_mask);
+    // While one of them is being handed over, the others wait (a second one still ends the
+    // process: the counter is checked when each handler runs).
+    for (size_t i = 0; i < sizeof courier_termination_signals / sizeof courier_termination_signals[0]; i++) {
+        sigaddset(&action.sa_mask, courier_termination_signals[i]);
+    }
     action.sa_flags = SA_RESTART;
-    return sigaction(SIGINT, &action, NULL);
+    for (size_t i = 0; i < sizeof courier_termination_signals / sizeof courier_termination_signals[0]; i++) {
+        if (sigaction(courier_termination_signals[i], &action, NULL) != 0) return -1;
+    }
+    return 0;
+}
+
+void courier_die_by_signal(int signo) {
+    // The shell then reports 128 + signo and stops a script or a loop, as when the signal kills
+    // curl. SIGQUIT would dump core: not for a signal that was handled.
+    if (signo == SIGQUIT) {
+        struct rlimit none = { 0, 0 };
+        (void)setrlimit(RLIMIT_CORE, &none);
+    }
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    (void)sigaction(signo, &action, NULL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signo);
+    (void)pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+    (void)raise(signo);
+    _exit(128 + signo);  // not reached unless the signal is ignored by the kernel
+}
+
+int courier_open_unnamed(const char *directory, int flags, unsigned int mode) {
+    return open(directory, O_TMPFILE | flags, (mode_t)mode);
+}
+
+int courier_link_unnamed(int fd, const char *path) {
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    int r = linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+    if (r == 0 || errno != ENOENT) return r;
+    // No /proc: AT_EMPTY_PATH does the same but needs CAP_DAC_READ_SEARCH.
+    int saved = errno;
+    r = linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH);
+    if (r != 0 && errno == EPERM) errno = saved;
+    return r;
 }
 
 int courier_stat(const char *path, int64_t *size, int *is_directory) {

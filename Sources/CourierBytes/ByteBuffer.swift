@@ -37,9 +37,13 @@ public struct ByteBuffer: Sendable {
         init(capacity: Int) {
             self.capacity = capacity
             self.pointer = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, 1), alignment: 16)
+            LiveObjects.created(.bufferStorage)
         }
 
-        deinit { pointer.deallocate() }
+        deinit {
+            pointer.deallocate()
+            LiveObjects.destroyed(.bufferStorage)
+        }
     }
 
     @usableFromInline var storage: Storage
@@ -345,6 +349,28 @@ public struct ByteBuffer: Sendable {
         if count > 0 {
             (storage.pointer + base).copyMemory(from: storage.pointer + base + _readerIndex, byteCount: count)
         }
+        _readerIndex = 0
+        _writerIndex = count
+    }
+
+    /// The size of the storage block this buffer keeps alive: its own capacity, or the whole
+    /// receive buffer it is a slice of.
+    public var storageCapacity: Int { storage.capacity }
+
+    /// Copies the readable bytes into storage of their own size when the block this buffer keeps
+    /// alive is much larger than them — a small slice of a large receive buffer — so that holding
+    /// the result does not hold the large block (design §3: a body never pins a receive buffer
+    /// larger than itself). A buffer that uses most of its block is left as it is.
+    /// - Parameter slack: waste tolerated whatever the size (the copy is not worth it below).
+    public mutating func compactStorage(slack: Int = 4096) {
+        let waste = storage.capacity - readableBytes
+        guard waste > slack, waste > readableBytes else { return }
+        let count = readableBytes
+        let fresh = Storage(capacity: count)
+        fresh.pointer.copyMemory(from: storage.pointer + base + _readerIndex, byteCount: count)
+        storage = fresh
+        base = 0
+        viewCapacity = count
         _readerIndex = 0
         _writerIndex = count
     }

@@ -14,7 +14,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure throughput: the standard workloads on loopback, or one workload against a URL.",
-        subcommands: [Standard.self, Get.self, Download.self, Upload.self],
+        subcommands: [Standard.self, Get.self, Download.self, Upload.self, Soak.self],
         defaultSubcommand: Standard.self
     )
 }
@@ -74,6 +74,32 @@ extension Bench {
             // Streamed from the file (sendfile on plain connections): memory stays flat whatever
             // the file's size.
             print(try await BenchClient.upload(try options.target(), file: file, multipart: multipart).line)
+        }
+    }
+}
+
+extension Bench {
+    struct Soak: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sequential keep-alive GETs on one Session, RSS sampled; prints requests=N seconds=S rss_at_1000=B growth=B samples=...",
+            discussion: "Without a URL, against the embedded loopback server (bodies of 0.2-30 KB); with one, that URL every time.")
+        @Argument(help: "The URL to GET (default: the embedded loopback server).") var url: String?
+        @Option(help: "How many requests.") var requests: Int = 100_000
+        @Option(name: .customLong("sample-every"), help: "Sample RSS every N requests.") var sampleEvery: Int = 10_000
+
+        func run() async throws {
+            guard requests >= 1_000 else { throw BenchError.usage("courier: (2) --requests must be at least 1000") }
+            if let url {
+                let uri: URI
+                do { uri = try URI(parsing: url) } catch { throw BenchError.usage("courier: (3) malformed URL: \(error)") }
+                let target = uri.requestTarget
+                print(try await BenchSoak.run(base: uri, requests: requests, sampleEvery: sampleEvery) { _ in target }.line)
+            } else {
+                let server = try await LoopbackServer.start()
+                let base = try URI(parsing: "http://127.0.0.1:\(server.port)/")
+                print(try await BenchSoak.run(base: base, requests: requests, sampleEvery: sampleEvery).line)
+                await server.shutdown()
+            }
         }
     }
 }
@@ -144,7 +170,15 @@ extension Bench {
                       + pad(fixed(result.seconds, 2), 9) + pad(rate, 14) + pad(cost, 16)
                       + pad(peak.map { fixed(Double($0) / 1048576, 1) + " MiB" } ?? "?", 10))
             }
+            let soakRequests = quick ? 10_000 : 100_000
+            let soak = try await BenchSoak.run(base: try URI(parsing: "http://127.0.0.1:\(plain.port)/"), requests: soakRequests)
+            print(pad("soak: \(soakRequests) GETs on one Session", 38, right: true) + pad("plain", 10, right: true)
+                  + pad(String(soak.requests), 9) + pad(fixed(soak.seconds, 2), 9)
+                  + pad(fixed(Double(soak.requests) / soak.seconds, 0) + " req/s", 14)
+                  + pad("RSS +" + fixed(Double(soak.growth) / 1048576, 2) + " MiB", 16)
+                  + pad(fixed(Double(soak.baseline) / 1048576, 1) + " MiB", 10))
             print("CPU is this process's user + system time (the embedded server's included); peak RSS is reset before each workload.")
+            print("The soak row shows the RSS growth after the first 1,000 requests (target: under 2 MiB) and the RSS at 1,000.")
             await plain.shutdown()
             await tlsServer.shutdown()
         }
@@ -183,6 +217,16 @@ enum ProcessUsage {
     static func peakMemoryBytes() -> Int? {
         guard let text = read("/proc/self/status") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+            return digits.map { $0 * 1024 }
+        }
+        return nil
+    }
+
+    /// VmRSS from /proc/self/status, in bytes.
+    static func residentBytes() -> Int? {
+        guard let text = read("/proc/self/status") else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
             return digits.map { $0 * 1024 }
         }

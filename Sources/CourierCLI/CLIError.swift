@@ -16,6 +16,9 @@ struct CLIError: Error, Sendable {
     /// The line printed on stderr.
     var line: String { "courier: (\(code)) \(message)" }
 
+    /// curl's 23 for output that cannot be written (stdout closed, disk full), in curl's words.
+    static let writeFailure = CLIError(23, "Failure writing output to destination")
+
     /// Usage error (2).
     static func usage(_ message: String) -> CLIError { CLIError(2, message) }
 }

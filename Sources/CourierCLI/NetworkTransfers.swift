@@ -11,8 +11,9 @@
 // - --json-response / --sanitize-nulls: a DataTask with AFNetworking's JSON serializer (as a
 //   JSONDocument: no tree); compact JSON and one newline on success, nothing on stdout on
 //   failure. Any JSON value is accepted at the top level (`null` prints `null`).
-// -f: a status >= 400 prints no body and exits 22. Ctrl-C cancels the running task (which
-// removes its temporary file) and exits 130.
+// -f: a status >= 400 prints no body and exits 22. SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the
+// running task (which removes its temporary file; a -C - partial file keeps what arrived) and the
+// process ends by the same signal (TransferRunner).
 
 import Courier
 import CourierBytes
@@ -33,7 +34,8 @@ final class NetworkTransfers: Sendable {
     let session: Session
     let progress: ProgressBar?
     private let current = Mutex<(any SessionTask)?>(nil)
-    private let interrupted = Atomic<Bool>(false)
+    /// The termination signal that arrived (0: none).
+    private let signal = Atomic<Int32>(0)
 
     init(options: TransferOptions, settings: TransferSettings) throws(CLIError) {
         self.options = options
@@ -55,6 +57,7 @@ final class NetworkTransfers: Sendable {
         c.totalTimeout = settings.maxTime
         c.maximumDownloadSize = settings.maxFilesize
         c.acceptsCompressedResponses = options.compressed
+        c.downloadFileMode = settings.createFileMode
         c.allowsInsecureRedirects = false
         if let path = options.caCertificate { c.tls.trustRoots = .pemFile(path: path) }
         if options.insecure { c.tls.certificateVerification = .none }
@@ -100,6 +103,10 @@ final class NetworkTransfers: Sendable {
 
     func perform(_ request: HTTPRequest, index: Int, values: inout WriteOutValues) async throws(CLIError) {
         let observed = ObservedEvents(verbose: options.verbose)
+        if options.verbose, let host = request.uri.host, host.unicodeDescription != host.description {
+            // DNS, TLS, the Host field and cookies all use the ASCII form (docs/url.md).
+            StandardStreams.writeError("* International host name \(host.unicodeDescription) converted to \(host.text)\n")
+        }
         progress?.transferStarted()
         defer { progress?.transferEnded() }
         let output = index < options.output.count ? options.output[index] : nil
@@ -113,7 +120,7 @@ final class NetworkTransfers: Sendable {
             }
         } catch {
             observed.fill(&values)
-            if interrupted.load(ordering: .acquiring) { throw CLIError(130, "interrupted") }
+            if let signal = terminationSignal { throw CLIError(128 + signal, "interrupted by signal \(signal)") }
             throw error
         }
         observed.fill(&values)
@@ -122,21 +129,25 @@ final class NetworkTransfers: Sendable {
         }
     }
 
-    /// Ctrl-C: cancel the running task; its temporary file is removed before it completes, then
-    /// the runner exits with 130. With no task running, exit at once; if the cancellation takes
-    /// more than two seconds, exit anyway.
-    func interrupt() {
-        interrupted.store(true, ordering: .releasing)
-        guard let task = current.withLock({ $0 }) else { ProcessControl.exit(130) }
+    /// A termination signal (run on the signal watcher thread, not in a signal handler): cancel
+    /// the running task — its temporary file goes before it completes, a -C - partial file keeps
+    /// what arrived — and the runner then ends the process by the same signal. With no task
+    /// running, end it at once; if the cancellation takes more than two seconds, end it anyway.
+    func terminate(by signal: Int32) {
+        self.signal.store(signal, ordering: .releasing)
+        guard let task = current.withLock({ $0 }) else { ProcessControl.terminate(bySignal: signal) }
         task.cancel()
         Task {
             try? await Task.sleep(for: .seconds(2))
-            ProcessControl.exit(130)
+            ProcessControl.terminate(bySignal: signal)
         }
     }
 
-    /// Whether Ctrl-C was pressed.
-    var isInterrupted: Bool { interrupted.load(ordering: .acquiring) }
+    /// The termination signal that arrived, if one did.
+    var terminationSignal: Int32? {
+        let value = signal.load(ordering: .acquiring)
+        return value == 0 ? nil : value
+    }
 
     func finish() async {
         progress?.close()
@@ -150,13 +161,13 @@ final class NetworkTransfers: Sendable {
     }
 
     private func mapped(_ error: SessionError) -> CLIError {
-        if interrupted.load(ordering: .acquiring) { return CLIError(130, "interrupted") }
+        if let signal = terminationSignal { return CLIError(128 + signal, "interrupted by signal \(signal)") }
         return CLIError(Int32(error.curlExitCode), message(for: error))
     }
 
     private func writeStdout(_ buffer: ByteBuffer) throws(CLIError) {
         do { try StandardStreams.writeOutput(buffer) } catch {
-            throw CLIError(23, "Failure writing output to destination: \(error)")
+            throw CLIError.writeFailure
         }
     }
 
@@ -186,31 +197,26 @@ final class NetworkTransfers: Sendable {
             values.httpCode = response.info.status
             throw fail(for: response.info.status, url: response.url)
         }
+        // The first failed write to stdout (the reader went away: EPIPE, SIGPIPE being ignored)
+        // cancels the task; the transfer then ends with curl's 23, whatever point of the body
+        // it reached, and the next URL is still attempted.
+        let output = StdoutWriter(task: task)
         if options.include || options.headOnly {
-            for head in observed.heads { try writeStdout(Trace.headText(head)) }
+            for head in observed.heads { output.write(ByteBuffer(string: Trace.headText(head))) }
         }
         do throws(SessionError) {
             for try await slice in response.body {
-                if !options.headOnly { try? writeStdoutOrCancel(slice, task: task) }
+                if !options.headOnly { output.write(slice) }
             }
         } catch {
             fill(&values, await task.completedMetrics())
             values.httpCode = response.info.status
+            if let failure = output.failure, terminationSignal == nil { throw failure }
             throw mapped(error)
         }
-        if let failure = stdoutFailure.withLock({ $0 }) { throw failure }
         fill(&values, await task.completedMetrics())
         values.httpCode = response.info.status
-    }
-
-    private let stdoutFailure = Mutex<CLIError?>(nil)
-
-    private func writeStdoutOrCancel(_ slice: ByteBuffer, task: StreamTask) throws {
-        if stdoutFailure.withLock({ $0 }) != nil { return }
-        do { try writeStdout(slice) } catch {
-            stdoutFailure.withLock { $0 = error }
-            task.cancel()
-        }
+        if let failure = output.failure { throw failure }
     }
 
     // MARK: -o FILE
@@ -226,6 +232,17 @@ final class NetworkTransfers: Sendable {
                 holder.withLock { $0 }?.cancel()
             }
             return path
+        }
+        if settings.resume {
+            // -C - continues a regular file; a device, a FIFO or standard output holds no partial
+            // download (curl would write into it; refusing is safer).
+            let target: OutputTarget
+            do { target = try await BlockingIOThread.shared.run { () throws(Errno) in try OutputTarget.resolve(path) } } catch {
+                throw CLIError(23, "Failure writing output to destination: \(path): \(error)")
+            }
+            guard target.isResumable else {
+                throw CLIError.usage("-C - cannot resume in \(path): it is \(target.kindDescription), not a regular file")
+            }
         }
         let task: DownloadTask
         if settings.resume, let record = resumeRecord(for: request, at: path) {
@@ -344,6 +361,7 @@ final class NetworkTransfers: Sendable {
 
     /// The error line's text: the session's message, with the URL when it helps.
     private func message(for error: SessionError) -> String {
+        if error.curlExitCode == 23 { return "Failure writing output to destination: " + error.message }
         if let connection = error.connectionError {
             switch connection.curlExitCode {
             case 6: return "Could not resolve host: \(hostOf(error))"
@@ -359,6 +377,26 @@ final class NetworkTransfers: Sendable {
     private func hostOf(_ error: SessionError) -> String {
         guard let url = error.url, let uri = try? URI(parsing: url) else { return "?" }
         return uri.host?.text ?? "?"
+    }
+}
+
+/// Writes one transfer's body to stdout; the first failure is kept and cancels the task, and
+/// nothing more is written.
+final class StdoutWriter: Sendable {
+    private let task: StreamTask
+    private let failed = Mutex<CLIError?>(nil)
+
+    init(task: StreamTask) { self.task = task }
+
+    /// The write failure, once there was one.
+    var failure: CLIError? { failed.withLock { $0 } }
+
+    func write(_ buffer: ByteBuffer) {
+        guard failure == nil else { return }
+        do { try StandardStreams.writeOutput(buffer) } catch {
+            failed.withLock { $0 = .writeFailure }
+            task.cancel()
+        }
     }
 }
 

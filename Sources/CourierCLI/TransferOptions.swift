@@ -92,8 +92,12 @@ struct TransferOptions: ParsableCommand {
     // MARK: Output
 
     @Option(name: [.customShort("o", allowingJoined: true), .customLong("output")], parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("Write the body to FILE (a temporary file renamed on success); one per URL, in order.", valueName: "FILE"))
+            help: ArgumentHelp("Write the body to FILE, one per URL in order: a regular file is replaced atomically on success, a device or FIFO written as it is.", valueName: "FILE"))
     var output: [String] = []
+
+    @Option(name: .customLong("create-file-mode"), parsing: .unconditional,
+            help: ArgumentHelp("The mode (octal) of a file -o creates, before the umask; default 0666.", valueName: "MODE"))
+    var createFileMode: String?
 
     @Option(name: [.customShort("C", allowingJoined: true), .customLong("continue-at")], parsing: .unconditional,
             help: ArgumentHelp("\"-\": resume the partial download in the -o FILE (Range and If-Range).", valueName: "-"))

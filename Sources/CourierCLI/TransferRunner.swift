@@ -47,7 +47,7 @@ struct TransferRunner {
                 let network = try NetworkTransfers(options: options, settings: settings)
                 transfers = network
                 offlineSession = nil
-                try? ProcessControl.onInterrupt { network.interrupt() }
+                try? ProcessControl.onTermination { signal in network.terminate(by: signal) }
             }
         } catch {
             report(error)
@@ -72,18 +72,20 @@ struct TransferRunner {
                     values.sizeRequest = UInt64(bytes.readableBytes)
                     values.sizeUpload = request.body.length ?? 0
                     do { try StandardStreams.writeOutput(bytes) } catch {
-                        throw CLIError(23, "Failure writing output to destination: \(error)")
+                        throw CLIError.writeFailure
                     }
                 }
                 exitCode = 0
             } catch {
+                // A termination signal: no error line, no -w, as when the signal ends curl.
+                if let signal = transfers?.terminationSignal { ProcessControl.terminate(bySignal: signal) }
                 values.exitCode = error.code
                 values.errorMessage = error.message
                 report(error)
                 exitCode = error.code
             }
             values.exitCode = exitCode
-            if transfers?.isInterrupted == true { return 130 }
+            if let signal = transfers?.terminationSignal { ProcessControl.terminate(bySignal: signal) }
             if let writeOut { emit(writeOut.render(values)) }
         }
         if let transfers { await transfers.finish() }
@@ -108,6 +110,7 @@ struct TransferSettings: Sendable {
     var idleTimeout: Duration?
     var maxRedirects: Int = 10
     var maxFilesize: UInt64?
+    var createFileMode: UInt32 = 0o666
     var resume: Bool
 
     /// - Throws: `CLIError` 2 for anything malformed or contradictory.
@@ -121,6 +124,14 @@ struct TransferSettings: Sendable {
             maxRedirects = n
         }
         if let text = options.maxFilesize { maxFilesize = try TransferSettings.size(text) }
+        if let text = options.createFileMode {
+            // curl reads the mode as octal, at most 0777.
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }),
+                  let mode = UInt32(text, radix: 8), mode <= 0o777 else {
+                throw .usage("--create-file-mode expects an octal mode up to 0777, not \"\(printable(text))\"")
+            }
+            createFileMode = mode
+        }
         switch options.continueAt {
         case nil: resume = false
         case "-"?:

@@ -34,6 +34,9 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let interrupted = Errno(rawValue: 4)
     /// `EIO`: input/output error.
     public static let ioError = Errno(rawValue: 5)
+    /// `ENXIO`: no such device or address (a FIFO with no reader opened O_NONBLOCK, a socket opened
+    /// as a file).
+    public static let noSuchDeviceOrAddress = Errno(rawValue: 6)
     /// `EBADF`: bad file descriptor (a programmer error; the wrappers trap on it).
     public static let badFileDescriptor = Errno(rawValue: 9)
     /// `EAGAIN` / `EWOULDBLOCK`: the operation would block (returned as `IOResult.wouldBlock`).

@@ -20,6 +20,7 @@
 // on the loop thread — every method that touches them begins with `assertInEventLoop()` (checked
 // in debug builds) — and everything else is immutable or inside `shared`, a Mutex.
 
+import CourierBytes
 import Synchronization
 internal import CCourierLinux
 
@@ -137,7 +138,10 @@ public final class EventLoop: @unchecked Sendable {
             throw error
         }
         pthread = Sys.spawnThread(name: name) { [self] in run() }
+        LiveObjects.created(.eventLoop)
     }
+
+    deinit { LiveObjects.destroyed(.eventLoop) }
 
     /// Whether the caller is running on this loop's thread.
     public var inEventLoop: Bool { loopThread.load(ordering: .acquiring) == Sys.currentThread() }
@@ -324,6 +328,12 @@ public final class EventLoop: @unchecked Sendable {
     @discardableResult
     public func scheduleTimer(after delay: Duration, _ handler: @escaping () -> Void) -> Timer {
         scheduleTimer(at: .now() + delay, handler)
+    }
+
+    /// The number of timers waiting to fire (for leak checks in tests). Loop thread only.
+    package var pendingTimerCount: Int {
+        assertInEventLoop()
+        return timers.count
     }
 
     /// Cancels a timer that has not fired.

@@ -25,7 +25,7 @@ public final class File: @unchecked Sendable {
     /// The path the file was opened or created at.
     public let path: String
 
-    private init(adopting fd: CInt, path: String) {
+    init(adopting fd: CInt, path: String) {
         descriptor = Atomic(fd)
         self.path = path
     }

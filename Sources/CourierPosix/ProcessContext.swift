@@ -1,12 +1,13 @@
 // ProcessContext: the few process-wide things a command-line tool needs from the kernel and the C
 // library — environment variables, whether a descriptor is a terminal and how wide it is, ending
-// the process, SIGPIPE, and Ctrl-C. Libraries never call these (a library does not change signal
-// dispositions or end the process); the `courier` executable does.
+// the process, SIGPIPE, and the termination signals. Libraries never call these (a library does
+// not change signal dispositions or end the process); the `courier` executable does.
 //
-// Ctrl-C: a C handler (CCourierLinux) writes one byte to a pipe — write(2) is async-signal-safe —
-// and a watcher thread reads it and runs the Swift handler, which may do anything (remove
-// temporary files, cancel transfers) and then end the process. A second Ctrl-C ends the process
-// at once from the signal handler (_exit(130)), in case the cleanup hangs.
+// SIGINT, SIGTERM, SIGHUP, SIGQUIT: a C handler (CCourierLinux) writes the signal's number as one
+// byte to a pipe — write(2) is async-signal-safe — and a watcher thread reads it and runs the
+// Swift handler, which may do anything (cancel transfers, so their temporary files go) and then
+// ends the process by the same signal. A second signal ends the process at once from the signal
+// handler (_exit(128 + N)), in case the cleanup hangs.
 
 /// Environment variables of the process.
 public enum ProcessEnvironment {
@@ -48,21 +49,28 @@ public enum ProcessControl {
     /// process (curl does the same).
     public static func ignoreBrokenPipe() { Sys.ignoreBrokenPipe() }
 
-    /// Runs `handler` on a dedicated thread when SIGINT arrives; a second SIGINT ends the process
-    /// with status 130 at once. Call once.
-    /// - Parameter handler: the cleanup; it should end the process (usually with 130).
-    /// - Throws: `Errno` when the pipe or the handler cannot be set up.
-    public static func onInterrupt(_ handler: @escaping @Sendable () -> Void) throws(Errno) {
+    /// Runs `handler` with the signal's number on a dedicated thread when SIGINT, SIGTERM,
+    /// SIGHUP or SIGQUIT arrives (a self-pipe: the C handler only writes one byte); a second
+    /// signal ends the process with 128 + its number at once. Call once.
+    /// - Parameter handler: the cleanup; it should end the process (`terminate(bySignal:)`).
+    /// - Throws: `Errno` when the pipe or the handlers cannot be set up.
+    public static func onTermination(_ handler: @escaping @Sendable (CInt) -> Void) throws(Errno) {
         let (readEnd, writeEnd) = try Sys.pipe()
-        let thread = Sys.spawnThread(name: "courier-sigint") {
+        let thread = Sys.spawnThread(name: "courier-signals") {
             var byte: UInt8 = 0
             while true {
                 let result = withUnsafeMutableBytes(of: &byte) { try? Sys.read(readEnd, into: $0) }
-                if case .processed(let n)? = result, n == 1 { handler(); return }
+                if case .processed(let n)? = result, n == 1 { handler(CInt(byte)); return }
                 if case .processed(0)? = result { return }
             }
         }
         Sys.detachThread(thread)
-        try Sys.installInterruptHandler(notifying: writeEnd)
+        try Sys.installTerminationHandlers(notifying: writeEnd)
     }
+
+    /// Ends the process by `signal` itself, its default action restored, so the parent sees it
+    /// killed by the signal (the shell's status 128 + N; a shell loop stops, as it does when the
+    /// signal kills curl). SIGQUIT leaves no core file.
+    /// - Parameter signal: SIGINT (2), SIGHUP (1), SIGQUIT (3), SIGTERM (15), ...
+    public static func terminate(bySignal signal: CInt) -> Never { Sys.dieBySignal(signal) }
 }

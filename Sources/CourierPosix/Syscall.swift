@@ -368,6 +368,27 @@ enum Sys {
     /// a SIGPIPE it raised is consumed (sigtimedwait with a zero timeout) before the old mask comes
     /// back; the process-wide disposition is never touched (design §7).
     static func sendFile(_ fd: CInt, from file: CInt, offset: Int64, count: Int) throws(Errno) -> IOResult<Int> {
+        try withoutBrokenPipeSignal { () throws(Errno) in
+            try retrying("sendfile") {
+                perform(.sendFile(fd: fd, file: file, offset: offset, count: count)) {
+                    var off = off_t(offset)
+                    return raw(Glibc.sendfile(fd, file, &off, count))
+                }
+            }
+        }
+    }
+
+    /// write(2) to a pipe, FIFO or socket that is not ours to configure (a download written to
+    /// `/dev/stdout` or a FIFO): EPIPE comes back as an error and no SIGPIPE reaches the process,
+    /// as for `sendFile`.
+    static func writeWithoutBrokenPipeSignal(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(Errno) -> IOResult<Int> {
+        try withoutBrokenPipeSignal { () throws(Errno) in try write(fd, bytes) }
+    }
+
+    /// Runs `body` with SIGPIPE blocked for the calling thread; a SIGPIPE the body raised is
+    /// consumed (sigtimedwait with a zero timeout) before the old mask comes back. The
+    /// process-wide disposition is never touched (design §7).
+    private static func withoutBrokenPipeSignal<T>(_ body: () throws(Errno) -> T) throws(Errno) -> T {
         var pipeOnly = sigset_t()
         sigemptyset(&pipeOnly)
         sigaddset(&pipeOnly, SIGPIPE)
@@ -387,12 +408,7 @@ enum Sys {
                 pthread_sigmask(SIG_SETMASK, &previous, nil)
             }
         }
-        return try retrying("sendfile") {
-            perform(.sendFile(fd: fd, file: file, offset: offset, count: count)) {
-                var off = off_t(offset)
-                return raw(Glibc.sendfile(fd, file, &off, count))
-            }
-        }
+        return try body()
     }
 
     // MARK: Files
@@ -529,6 +545,108 @@ enum Sys {
             return
         }
     }
+
+    // MARK: Download destinations (OutputFile.swift)
+
+    /// stat(2) (`followingLinks`) or lstat(2) of `path`; nil when nothing is there (ENOENT).
+    static func status(atPath path: String, followingLinks: Bool) throws(Errno) -> stat? {
+        var info = stat()
+        do throws(Errno) {
+            try retryingNonBlocking(followingLinks ? "stat" : "lstat") {
+                path.withCString { p in
+                    if followingLinks { return raw(stat(p, &info)) }
+                    return raw(lstat(p, &info))
+                }
+            }
+        } catch where error.rawValue == ENOENT {
+            return nil
+        }
+        return info
+    }
+
+    /// open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, mode): a file with no name in `directory`,
+    /// gone with its last descriptor unless `linkUnnamed` names it. EOPNOTSUPP where the file
+    /// system cannot, EISDIR on kernels before 3.11.
+    static func openUnnamed(inDirectory directory: String, mode: UInt32) throws(Errno) -> CInt {
+        CInt(try retryingNonBlocking("open(O_TMPFILE)") {
+            directory.withCString { d in
+                perform(.other(name: "open(O_TMPFILE)", fd: -1)) { raw(courier_open_unnamed(d, O_RDWR | O_CLOEXEC, mode)) }
+            }
+        })
+    }
+
+    /// linkat(2) of /proc/self/fd/N (AT_SYMLINK_FOLLOW) to `path`: names an unnamed file. EEXIST
+    /// when `path` exists (linkat never replaces).
+    static func linkUnnamed(_ fd: CInt, to path: String) throws(Errno) {
+        try retryingNonBlocking("linkat") {
+            path.withCString { p in perform(.other(name: "linkat", fd: fd)) { raw(courier_link_unnamed(fd, p)) } }
+        }
+    }
+
+    /// fstat(2).
+    static func status(_ fd: CInt) throws(Errno) -> stat {
+        var info = stat()
+        try retryingNonBlocking("fstat") { raw(Glibc.fstat(fd, &info)) }
+        return info
+    }
+
+    /// readlink(2): the target of symbolic link `path`, as stored (relative or absolute).
+    static func readLink(_ path: String) throws(Errno) -> String {
+        var capacity = 256
+        while true {
+            var buffer = [CChar](repeating: 0, count: capacity)
+            let n = try retryingNonBlocking("readlink") {
+                path.withCString { p in buffer.withUnsafeMutableBufferPointer { raw(Glibc.readlink(p, $0.baseAddress!, capacity)) } }
+            }
+            if n < capacity {
+                return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            capacity *= 4  // the target may have been cut: ask again with more room
+        }
+    }
+
+    /// realpath(3): `path` with every symbolic link, "." and ".." resolved.
+    static func realPath(_ path: String) throws(Errno) -> String {
+        let r: UnsafeMutablePointer<CChar>? = path.withCString { Glibc.realpath($0, nil) }
+        guard let r else { throw Errno(rawValue: Glibc.errno) }
+        defer { free(r) }
+        return String(cString: r)
+    }
+
+    /// fchmod(2): sets the permission bits (07777) of an open file.
+    static func changeMode(_ fd: CInt, to mode: UInt32) throws(Errno) {
+        try retryingNonBlocking("fchmod") { raw(Glibc.fchmod(fd, mode_t(mode))) }
+    }
+
+    /// fchown(2); `UInt32.max` leaves that id as it is.
+    static func changeOwner(_ fd: CInt, user: UInt32, group: UInt32) throws(Errno) {
+        try retryingNonBlocking("fchown") { raw(Glibc.fchown(fd, uid_t(user), gid_t(group))) }
+    }
+
+    /// fcntl(F_DUPFD_CLOEXEC): a new descriptor for the open file description of `fd`. Unlike the
+    /// other wrappers, EBADF is thrown, not trapped: the number comes from the user (`-o /dev/fd/7`).
+    static func duplicate(_ fd: CInt) throws(Errno) -> CInt {
+        while true {
+            let r = raw(Glibc.fcntl(fd, F_DUPFD_CLOEXEC, CInt(0)))
+            if r.value >= 0 { return CInt(r.value) }
+            if r.errno == EINTR { continue }
+            throw Errno(rawValue: r.errno)
+        }
+    }
+
+    /// poll(2) for writability for at most `milliseconds`; true when writable (or in error, which
+    /// the next write reports).
+    static func waitWritable(_ fd: CInt, milliseconds: CInt) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let n = (try? retryingNonBlocking("poll") { raw(Glibc.poll(&entry, 1, milliseconds)) }) ?? 1
+        return n > 0
+    }
+
+    /// The process's effective user id (geteuid(2)).
+    static func effectiveUserID() -> UInt32 { UInt32(Glibc.geteuid()) }
+
+    /// The process id (getpid(2)).
+    static func processID() -> Int32 { Int32(Glibc.getpid()) }
 
     // MARK: epoll and eventfd
 
@@ -670,10 +788,17 @@ enum Sys {
         return (fds[0], fds[1])
     }
 
-    /// sigaction(SIGINT) with the C handler that writes one byte to `fd` (async-signal-safe) and
-    /// ends the process with 130 at the second SIGINT.
-    static func installInterruptHandler(notifying fd: CInt) throws(Errno) {
-        try retryingNonBlocking("sigaction") { raw(courier_install_interrupt_handler(fd)) }
+    /// sigaction of SIGINT, SIGTERM, SIGHUP and SIGQUIT with the C handler that writes the
+    /// signal's number as one byte to `fd` (async-signal-safe) and ends the process with
+    /// 128 + N at the second signal.
+    static func installTerminationHandlers(notifying fd: CInt) throws(Errno) {
+        try retryingNonBlocking("sigaction") { raw(courier_install_termination_handlers(fd)) }
+    }
+
+    /// Ends the process by signal `signo` (its default action; SIGQUIT without a core file).
+    static func dieBySignal(_ signo: CInt) -> Never {
+        courier_die_by_signal(signo)
+        Glibc._exit(128 + signo)
     }
 
     // MARK: Names and addresses (C library, no kernel)

@@ -79,9 +79,92 @@ func directoryEntries(_ path: String) -> [String] {
     return names.sorted()
 }
 
+/// Who runs the binary. `invoker` is the test process's own user (root in CI); `nobody` is
+/// user and group 65534 through `setpriv`, offered only when the tests run as root (otherwise the
+/// invoker is already unprivileged).
+enum RunAs: String, Sendable, CustomTestStringConvertible {
+    case invoker
+    case nobody
+
+    /// The users to try: both as root, the invoker alone otherwise.
+    static var all: [RunAs] { getuid() == 0 ? [.invoker, .nobody] : [.invoker] }
+
+    var testDescription: String { self == .invoker ? (getuid() == 0 ? "as root" : "as the invoker") : "as nobody" }
+
+    /// The user id the binary runs with.
+    var uid: uid_t { self == .nobody ? 65534 : getuid() }
+    /// The group id the binary runs with.
+    var gid: gid_t { self == .nobody ? 65534 : getgid() }
+    /// Whether permission checks apply (root bypasses them).
+    var isPrivileged: Bool { uid == 0 }
+}
+
+/// The binary, copied once where any user may run it (the build directory may not be
+/// reachable by `nobody`).
+private let sharedBinary: String = {
+    var template = Array("/tmp/courier-cli-bin-XXXXXX".utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    precondition(made != nil, "mkdtemp failed")
+    let directory = String(cString: made!)
+    chmod(directory, 0o755)
+    let copy = directory + "/courier"
+    writeFile(copy, readFile(CourierBinary.path) ?? [])
+    chmod(copy, 0o755)
+    return copy
+}()
+
+/// Runs a program and waits for it; returns its exit status (128 + N when killed by signal N).
+@discardableResult
+func runProgram(_ argv: [String]) -> Int32 {
+    let pid = spawnProgram(argv, stdoutPath: "/dev/null")
+    return waitForExit(pid)
+}
+
+/// Starts a program with stdin from /dev/null and stdout to `stdoutPath`; stderr is inherited.
+func spawnProgram(_ argv: [String], stdoutPath: String) -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    var cEnv: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin:/usr/sbin:/sbin"), nil]
+    defer {
+        for p in cArgs { free(p) }
+        for p in cEnv { free(p) }
+    }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
+    precondition(spawned == 0, "posix_spawn \(argv[0]) failed: \(spawned)")
+    return pid
+}
+
+/// Waits for a child; its exit status, or 128 + N when signal N ended it.
+func waitForExit(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
+
+/// The command line that runs the binary as `user` with `umask`: setpriv to drop to nobody, and
+/// a shell for the umask (exec'd away, so the binary is the spawned process's final image).
+func commandLine(_ arguments: [String], as user: RunAs, umask: mode_t?) -> [String] {
+    let binary = user == .invoker ? CourierBinary.path : sharedBinary
+    var argv = [binary] + arguments
+    if let umask {
+        argv = ["/bin/sh", "-c", "umask \(String(umask, radix: 8)) && exec \"$0\" \"$@\""] + argv
+    }
+    if user == .nobody {
+        argv = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] + argv
+    }
+    return argv
+}
+
 /// Runs courier with `arguments`; stdin from `stdin` (empty when nil), environment `environment`
-/// (LANG/LANGUAGE/LC_* are not inherited, so Accept-Language is only sent when a test sets them).
-func courier(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) -> CourierRun {
+/// (LANG/LANGUAGE/LC_* are not inherited, so Accept-Language is only sent when a test sets them),
+/// as `user` with `umask` (the invoker's own when nil).
+func courier(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:],
+             as user: RunAs = .invoker, umask: mode_t? = nil) -> CourierRun {
     let scratch = makeScratchDirectory()
     let inPath = scratch + "/stdin", outPath = scratch + "/stdout", errPath = scratch + "/stderr"
     writeFile(inPath, stdin)
@@ -94,7 +177,7 @@ func courier(_ arguments: [String], stdin: [UInt8] = [], environment: [String: S
 
     var env = ["PATH=/usr/bin:/bin"]
     for (name, value) in environment { env.append("\(name)=\(value)") }
-    let argv = [CourierBinary.path] + arguments
+    let argv = commandLine(arguments, as: user, umask: umask)
     var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
     var cEnv: [UnsafeMutablePointer<CChar>?] = env.map { strdup($0) } + [nil]
     defer {
@@ -102,11 +185,9 @@ func courier(_ arguments: [String], stdin: [UInt8] = [], environment: [String: S
         for p in cEnv { free(p) }
     }
     var pid = pid_t()
-    let spawned = posix_spawn(&pid, CourierBinary.path, &actions, nil, &cArgs, &cEnv)
-    precondition(spawned == 0, "posix_spawn \(CourierBinary.path) failed: \(spawned)")
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
+    precondition(spawned == 0, "posix_spawn \(argv[0]) failed: \(spawned)")
+    let exitStatus = waitForExit(pid)
     let run = CourierRun(status: exitStatus, stdout: readFile(outPath) ?? [],
                          stderr: String(decoding: readFile(errPath) ?? [], as: UTF8.self))
     for path in [inPath, outPath, errPath] { unlink(path) }
@@ -122,4 +203,55 @@ func crlfText(_ text: String) -> [UInt8] {
         out.append(byte)
     }
     return out
+}
+
+/// Where a child's standard stream goes.
+enum Redirect {
+    /// A file opened with these flags.
+    case path(String, CInt)
+    /// One of the test process's descriptors (dup2'd into place).
+    case descriptor(CInt)
+}
+
+/// Starts a program with every signal at its default action and none blocked (whatever the test
+/// runner ignores or blocks), its streams redirected as asked.
+func startProcess(_ argv: [String], stdin: Redirect = .path("/dev/null", O_RDONLY),
+                  stdout: Redirect, stderr: Redirect, environment: [String] = ["PATH=/usr/bin:/bin"]) -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for (fd, redirect) in [(CInt(0), stdin), (1, stdout), (2, stderr)] {
+        switch redirect {
+        case .path(let path, let flags): posix_spawn_file_actions_addopen(&actions, fd, path, flags, 0o644)
+        case .descriptor(let source): posix_spawn_file_actions_adddup2(&actions, source, fd)
+        }
+    }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var all = sigset_t()
+    sigfillset(&all)
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    var cEnv: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+    defer {
+        for p in cArgs { free(p) }
+        for p in cEnv { free(p) }
+    }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, &cEnv)
+    precondition(spawned == 0, "posix_spawn \(argv[0]) failed: \(spawned)")
+    return pid
+}
+
+/// A pipe whose ends are close-on-exec in this process (a child gets an end only through dup2).
+func makePipe() -> (read: CInt, write: CInt) {
+    var fds: [CInt] = [-1, -1]
+    precondition(pipe(&fds) == 0)
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return (fds[0], fds[1])
 }

@@ -74,9 +74,21 @@ void courier_ignore_sigpipe(void);
 /// pipe2(fds, O_CLOEXEC).
 int courier_pipe_cloexec(int fds[2]);
 
-/// Installs the SIGINT handler: the first SIGINT writes one byte to `notify_fd` (write(2) is
-/// async-signal-safe) for a watcher thread to clean up and exit; a second one calls _exit(130).
-int courier_install_interrupt_handler(int notify_fd);
+/// Installs the handler of SIGINT, SIGTERM, SIGHUP and SIGQUIT: the first of them writes its
+/// number as one byte to `notify_fd` (write(2) is async-signal-safe) for a watcher thread to clean
+/// up and end the process; a second one calls _exit(128 + its number).
+int courier_install_termination_handlers(int notify_fd);
+
+/// Ends the process by `signo` itself (default action restored, unblocked, raised), so the
+/// parent sees "killed by signal" as for curl; SIGQUIT without a core file.
+void courier_die_by_signal(int signo);
+
+/// open(directory, O_TMPFILE | flags, mode): an unnamed file in `directory` (Linux 3.11).
+int courier_open_unnamed(const char *directory, int flags, unsigned int mode);
+
+/// Gives the unnamed file `fd` the name `path`: linkat of /proc/self/fd/N with
+/// AT_SYMLINK_FOLLOW (AT_EMPTY_PATH when /proc is missing). Fails with EEXIST when `path` exists.
+int courier_link_unnamed(int fd, const char *path);
 
 /// socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE).
 int courier_netlink_route_socket(void);

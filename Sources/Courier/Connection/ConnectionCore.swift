@@ -79,12 +79,15 @@ final class ConnectionCore: @unchecked Sendable {
     private var chunkedEncoder = ChunkedEncoder()
 
     init(loop: EventLoop, socket: Socket, tls: TLSConnection?, options: HTTP1ConnectionOptions) {
+        LiveObjects.created(.connectionCore)
         self.loop = loop
         self.socket = socket
         self.tls = tls
         self.options = options
         self.machine = HTTP1ClientConnection(limits: options.limits)
     }
+
+    deinit { LiveObjects.destroyed(.connectionCore) }
 
     // MARK: Set-up
 

@@ -17,6 +17,7 @@
 // only an empty reply (`remoteClosed` with `.emptyResponse`) or a connection found closed before
 // anything was sent (`notReusable`) counts as "before any response byte".
 
+import CourierBytes
 import CourierHTTP1
 import CourierPool
 import CourierPosix
@@ -53,7 +54,9 @@ public actor ConnectionPool {
     private var leases: [RequestID: ConnectionID] = [:]
     private var failures: [RequestID: any Error] = [:]
     private var nextRequest: UInt64 = 0
-    private var timer: Task<Void, Never>?
+    /// The machine's one timer, on the loop's timer queue: a `Task.sleep` per request would
+    /// leave a sleeping task and a dispatch timer behind each cancelled one until its deadline.
+    private let timer: PoolTimer
     private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
     private var isShutDown = false
     /// Why recent connection attempts failed, by the token passed to the machine as `underlying`,
@@ -69,10 +72,14 @@ public actor ConnectionPool {
     ///   - options: timeouts and limits for each connection.
     public init(limits: PoolStateMachine.Limits = PoolStateMachine.Limits(), tls: TLSConfiguration = TLSConfiguration(),
                 options: HTTP1ConnectionOptions = HTTP1ConnectionOptions()) {
+        LiveObjects.created(.pool)
         machine = PoolStateMachine(limits: limits)
         self.tls = tls
         self.options = options
+        timer = PoolTimer(loop: options.eventLoop ?? SharedRuntime.loop)
     }
+
+    deinit { LiveObjects.destroyed(.pool) }
 
     /// Runs one exchange on a pooled connection: `exchange` sends the request and reads the whole
     /// response; afterwards the connection goes back to the pool if it can be reused, else it is
@@ -124,7 +131,7 @@ public actor ConnectionPool {
             shutdownWaiters.append(continuation)
             run(machine.shutdown())
         }
-        timer?.cancel()
+        timer.cancel()
     }
 
     /// The number of connections the pool holds for `origin` (connecting, idle and leased).
@@ -186,15 +193,14 @@ public actor ConnectionPool {
                     discarded.insert(id)
                 }
             case .scheduleTimer(let deadline):
-                timer?.cancel()
                 let delay = deadline.nanoseconds &- min(deadline.nanoseconds, ConnectionPool.now().nanoseconds)
-                timer = Task {
-                    try? await Task.sleep(for: .nanoseconds(Int64(min(delay, UInt64(Int64.max)))))
-                    if !Task.isCancelled { self.timerFired() }
+                // Weak: a pending timer must not keep a pool nobody uses alive.
+                timer.schedule(after: .nanoseconds(Int64(min(delay, UInt64(Int64.max))))) { [weak self] in
+                    guard let self else { return }
+                    Task { await self.timerFired() }
                 }
             case .cancelTimer:
-                timer?.cancel()
-                timer = nil
+                timer.cancel()
             case .shutdownComplete:
                 for waiter in shutdownWaiters { waiter.resume() }
                 shutdownWaiters.removeAll()
@@ -232,5 +238,35 @@ public actor ConnectionPool {
         guard let error = error as? ConnectionError else { return false }
         if error.code == .notReusable { return true }
         return error.code == .remoteClosed && error.parserError?.code == .emptyResponse
+    }
+}
+
+/// The pool's one pending timer, kept on an event loop's timer queue. Scheduling replaces the
+/// pending timer; both calls hop to the loop (timers are loop-confined).
+final class PoolTimer: @unchecked Sendable {
+    // @unchecked: `pending` is touched only on the loop thread (inside
+    // `loop.execute`), which serialises every access.
+    private let loop: EventLoop
+    private var pending: EventLoop.Timer?
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    /// Replaces the pending timer with one that runs `handler` on the loop after `delay`.
+    func schedule(after delay: Duration, _ handler: @escaping @Sendable () -> Void) {
+        loop.execute { [self] in
+            if let pending { loop.cancelTimer(pending) }
+            pending = loop.scheduleTimer(after: delay) { [weak self] in
+                self?.pending = nil
+                handler()
+            }
+        }
+    }
+
+    /// Cancels the pending timer, if any.
+    func cancel() {
+        loop.execute { [self] in
+            if let pending { loop.cancelTimer(pending) }
+            pending = nil
+        }
     }
 }

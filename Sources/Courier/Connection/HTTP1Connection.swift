@@ -42,6 +42,7 @@ public final class HTTP1Connection: Sendable {
     private let requests = Atomic<Int>(0)
 
     private init(core: ConnectionCore, host: String, port: UInt16, usesTLS: Bool, remoteAddress: SocketAddress?) {
+        LiveObjects.created(.connection)
         self.core = core
         self.host = host
         self.port = port
@@ -50,6 +51,7 @@ public final class HTTP1Connection: Sendable {
     }
 
     deinit {
+        LiveObjects.destroyed(.connection)
         let core = self.core
         core.loop.execute { core.close() }
     }

@@ -47,8 +47,9 @@ public struct HTTP1ConnectionOptions: Sendable {
 
 /// The process-wide event loop and resolver used when options name none. Created on first use and
 /// kept for the life of the process (like swift-nio's singleton loop group).
-enum SharedRuntime {
-    static let loop: EventLoop = {
+package enum SharedRuntime {
+    /// The event loop every connection uses unless its options name another.
+    package static let loop: EventLoop = {
         do { return try EventLoop(name: "courier") } catch { fatalError("cannot create the Courier event loop: \(error)") }
     }()
 

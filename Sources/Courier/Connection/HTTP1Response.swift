@@ -21,8 +21,12 @@ public struct HTTP1Response: Sendable {
 
 /// The body of a response as slices, with back-pressure: bytes are read from the socket only when
 /// the consumer asks for the next slice. Iterate it once.
+///
+/// A slice shares storage with the receive buffer it was read into, unless it is much smaller than
+/// that buffer: then it is copied out, so that keeping a small slice never keeps a large receive
+/// buffer alive (design §3).
 public struct HTTP1ResponseBody: AsyncSequence, Sendable {
-    /// A slice of the body (shares storage with the receive buffer; no copy).
+    /// A slice of the body (shares storage with the receive buffer when it fills most of it).
     public typealias Element = ByteBuffer
     /// Errors are always `ConnectionError`.
     public typealias Failure = ConnectionError
@@ -60,10 +64,16 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
         /// - Returns: the slice, or nil.
         /// - Throws: `ConnectionError` (`bodyTruncated`, `idleTimeout`, `cancelled`, ...).
         public mutating func next() async throws(ConnectionError) -> ByteBuffer? {
-            if let slice = prefetched.popFirst() { return slice }
+            if var slice = prefetched.popFirst() {
+                slice.compactStorage()
+                return slice
+            }
             if finished { return nil }
-            let part = try await connection.nextBodyPart(exchange: exchange)
-            if part == nil { finished = true }
+            guard var part = try await connection.nextBodyPart(exchange: exchange) else {
+                finished = true
+                return nil
+            }
+            part.compactStorage()
             return part
         }
     }

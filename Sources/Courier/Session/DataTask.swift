@@ -42,7 +42,14 @@ final class BufferSink: ResponseSink {
     func finish() async throws(SessionError) {}
     func abort(_ error: SessionError, begun: Bool) async {}
 
-    var collected: (head: HTTPResponseHead?, body: ByteBuffer) { state.withLock { $0 } }
+    /// The head and the body; the body in storage of about its own size (a buffer grown by
+    /// doubling, or a first slice adopted whole, may hold much more).
+    var collected: (head: HTTPResponseHead?, body: ByteBuffer) {
+        state.withLock { s in
+            s.body.compactStorage()
+            return s
+        }
+    }
 }
 
 /// A task whose body is buffered and serialized.
@@ -54,6 +61,7 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable
     private let request: HTTPRequest
 
     init<S: ResponseSerializer>(session: SessionStorage, request: HTTPRequest, serializer: S) where S.Value == Value {
+        LiveObjects.created(.task)
         self.request = request
         let url = request.uri.redactedDescription
         guard let core = session.register() else {
@@ -90,14 +98,23 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable
                                         result: .failure(error), metrics: metrics.finish())
             }
             core.markCompleted()
-            outcome.set(response)
+            // The completed event goes out before the caller is woken, so a caller's next task
+            // always comes after it in the event stream.
             session.taskFinished(core.identifier, error: response.result.failure)
+            outcome.set(response)
         }, cancelledBeforeStart: {
             let error = SessionError(.cancelled, "the task was cancelled", url: url)
             core.markCompleted()
-            outcome.set(TaskResponse(head: nil, body: nil, result: .failure(error), metrics: TaskMetrics(effectiveURL: url)))
             session.taskFinished(core.identifier, error: error)
+            outcome.set(TaskResponse(head: nil, body: nil, result: .failure(error), metrics: TaskMetrics(effectiveURL: url)))
         })
+    }
+
+    deinit {
+        LiveObjects.destroyed(.task)
+        // A task nobody resumed and nobody can resume any more (its only handle is going) is
+        // cancelled, so the session does not keep it, and an invalidation does not wait for it.
+        if !core.hasStarted { core.cancel() }
     }
 
     /// Resumes the task if it never ran and waits for it to complete (a task paused with

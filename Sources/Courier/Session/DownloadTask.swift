@@ -1,13 +1,20 @@
 // DownloadTask: a response body written to a file. Nothing is ever half-written at the
-// destination (design §6):
-// - a fresh download goes to a temporary file (mkostemp) in the destination's directory and is
-//   renamed over the destination only after the last byte (rename is atomic on one file system);
+// destination (design §6), and nothing is replaced that is not a regular file (OutputFile, the
+// rules of curl's -o, shared with the command-line tool):
+// - the destination is resolved first: a symbolic link is followed (the link stays); a device, a
+//   FIFO, a socket or one of the process's descriptors (/dev/stdout, /dev/fd/N) is written as it
+//   is — no temporary file, no rename, no resume data;
+// - a regular file (or a new one) is written into a temporary file in its directory and renamed
+//   over it only after the last byte (rename is atomic on one file system); a new file gets
+//   `SessionConfiguration.downloadFileMode` (0666) less the umask, an existing one keeps its mode
+//   and, where allowed, its owner; when the directory is not writable but the file is, the file
+//   is written in place;
 // - a failed or cancelled download removes its temporary file, or keeps it as resume data when the
 //   server gave a validator (ETag / Last-Modified) or `Accept-Ranges: bytes`;
 // - a resumed download sends `Range: bytes=N-` (+ `If-Range`), appends only a 206 whose
-//   Content-Range starts at N (and names the recorded total), restarts into a fresh temporary file
-//   on 200, and fails with `.rangeNotSatisfiable` on 416 and `.resumeMismatch` otherwise, leaving
-//   the partial file as it was.
+//   Content-Range starts at N (and names the recorded total) to a regular partial file, restarts
+//   into a fresh temporary file on 200, and fails with `.rangeNotSatisfiable` on 416 and
+//   `.resumeMismatch` otherwise, leaving the partial file as it was.
 // File writes run on `BlockingIOThread`, never on the cooperative pool.
 
 import CourierBytes
@@ -115,12 +122,8 @@ struct ContentRange: Equatable {
 /// Writes the body to a file, per the rules at the top of this file.
 final class FileSink: ResponseSink {
     private struct State {
-        var file: File?
-        var path: String?
+        var output: OutputFile?
         var destination: String?
-        var appending = false
-        var offset: UInt64 = 0
-        var startOffset: UInt64 = 0
         var head: HTTPResponseHead?
         var url: String = ""
         var entityTag: String?
@@ -133,13 +136,15 @@ final class FileSink: ResponseSink {
     private let state = Mutex(State())
     let resume: ResumeData?
     let keepsPartialData: Bool
+    let createMode: UInt32
     let destination: @Sendable (HTTPResponseHead, URI) -> String
     let onMoved: @Sendable (String) -> Void
 
-    init(resume: ResumeData?, keepsPartialData: Bool, destination: @escaping @Sendable (HTTPResponseHead, URI) -> String,
+    init(resume: ResumeData?, keepsPartialData: Bool, createMode: UInt32, destination: @escaping @Sendable (HTTPResponseHead, URI) -> String,
          onMoved: @escaping @Sendable (String) -> Void) {
         self.resume = resume
         self.keepsPartialData = keepsPartialData
+        self.createMode = createMode
         self.destination = destination
         self.onMoved = onMoved
     }
@@ -182,29 +187,41 @@ final class FileSink: ResponseSink {
                 throw SessionError(.resumeMismatch, "the server answered the resume request with \(head.status)", url: url)
             }
         }
+        // The destination closure may have cancelled the task (curl's -f refuses a 4xx there):
+        // nothing is opened then, so a file written in place is not truncated for nothing.
+        if Task.isCancelled { throw SessionError(.cancelled, "the task was cancelled", url: url) }
 
-        let partialPath = resume?.partialPath
-        let appendOffset = appendAt
-        let opened: (File, Bool) = try await Self.io(url: url) { () throws(Errno) -> (File, Bool) in
-            if let appendAt = appendOffset, let partialPath {
-                let file = try File.open(partialPath, access: .writeOnly)
-                // A partial file longer than the record (an earlier run wrote more) is cut back, so
-                // the bytes appended land exactly after the validated prefix.
-                let size = try file.size()
-                guard size >= Int64(appendAt) else { throw Errno(rawValue: 22) }  // EINVAL: shorter than recorded
-                if size > Int64(appendAt) { try file.truncate(to: Int64(appendAt)) }
-                return (file, true)
+        let output: OutputFile
+        if let appendAt, let partialPath = resume?.partialPath {
+            let partial = try await Self.io(url: url, path: partialPath) { () throws(Errno) in try OutputTarget.resolve(partialPath) }
+            guard case .regularFile = partial.kind else {
+                throw SessionError(.invalidDestination, "cannot resume the download in \(partialPath): it is \(partial.kindDescription); "
+                                   + "only a regular file holds a partial download", url: url)
             }
-            return (try File.makeTemporary(in: FileSink.directory(of: target)), false)
+            // The partial file is the destination (curl -C -), or a kept temporary file moved to
+            // the destination at the end, which must then be a regular file or a new one.
+            var destinationTarget: OutputTarget?
+            if target != partialPath {
+                let resolved = try await Self.io(url: url, path: target) { () throws(Errno) in try OutputTarget.resolve(target) }
+                if resolved.resolvedPath != partial.resolvedPath {
+                    guard resolved.isResumable else {
+                        throw SessionError(.invalidDestination, "cannot complete the resumed download at \(target): it is "
+                                           + "\(resolved.kindDescription); only a regular file can take the partial file's place", url: url)
+                    }
+                    destinationTarget = resolved
+                }
+            }
+            let destination = destinationTarget
+            output = try await Self.io(url: url, path: partialPath) { () throws(Errno) in
+                try OutputFile.append(to: partial, at: Int64(appendAt), movingTo: destination)
+            }
+        } else {
+            output = try await Self.open(target, mode: createMode, url: url)
         }
-        let (file, appending) = opened
+        let appending = output.strategy == .append
         state.withLock { s in
-            s.file = file
-            s.path = file.path
+            s.output = output
             s.destination = target
-            s.appending = appending
-            s.offset = appendAt ?? 0
-            s.startOffset = appendAt ?? 0
             s.head = head
             s.url = url
             s.entityTag = entityTag ?? (appending ? resume?.entityTag : nil)
@@ -214,66 +231,108 @@ final class FileSink: ResponseSink {
         }
     }
 
+    /// Resolves and opens a fresh destination. A FIFO with no reader yet is opened again every
+    /// 20 ms until one comes (curl blocks in open(2) there), without holding a thread, and a
+    /// cancelled task stops waiting.
+    static func open(_ path: String, mode: UInt32, url: String) async throws(SessionError) -> OutputFile {
+        let target = try await io(url: url, path: path) { () throws(Errno) in try OutputTarget.resolve(path) }
+        if target.kind == .directory {
+            var error = SessionError(.invalidDestination, "cannot write the download to \(path): it is a directory", url: url)
+            error.errnoValue = Errno.isDirectory.rawValue
+            throw error
+        }
+        while true {
+            do {
+                return try await BlockingIOThread.shared.run { () throws(Errno) in try OutputFile.create(for: target, mode: mode) }
+            } catch where error == .noSuchDeviceOrAddress && target.kind == .special(.fifo) {
+                do { try await Task.sleep(for: .milliseconds(20)) } catch {
+                    throw SessionError(.cancelled, "the task was cancelled", url: url)
+                }
+            } catch {
+                throw fileError(error, path: path, target: target, url: url)
+            }
+        }
+    }
+
     func write(_ bytes: ByteBuffer) async throws(SessionError) {
-        let (file, offset, url) = state.withLock { ($0.file, $0.offset, $0.url) }
-        guard let file else { return }
-        try await Self.io(url: url) { () throws(Errno) in try file.write(bytes, at: Int64(offset)) }
-        state.withLock { $0.offset += UInt64(bytes.readableBytes) }
+        let (output, url, path) = state.withLock { ($0.output, $0.url, $0.destination ?? "") }
+        guard let output else { return }
+        var rest = bytes
+        while true {
+            let chunk = rest
+            let taken = try await Self.io(url: url, path: path) { () throws(Errno) in try output.write(chunk) }
+            rest.moveReaderIndex(forwardBy: taken)
+            if rest.readableBytes == 0 { return }
+            // A FIFO whose reader is behind: wait in slices of 100 ms, so a cancelled task stops.
+            if Task.isCancelled { throw SessionError(.cancelled, "the task was cancelled", url: url) }
+            _ = await BlockingIOThread.shared.run { output.waitUntilWritable(milliseconds: 100) }
+        }
     }
 
     func finish() async throws(SessionError) {
-        let (file, path, target, url) = state.withLock { ($0.file, $0.path, $0.destination, $0.url) }
-        guard let file, let path, let target else { return }
+        let (output, target, url) = state.withLock { ($0.output, $0.destination, $0.url) }
+        guard let output, let target else { return }
         // A resume answered with 200 restarted into a fresh file: the old partial file is now
         // superseded and goes, unless it is the destination (replaced by the rename).
         let supersededPartial = resume.flatMap { r -> String? in
-            r.partialPath != path && r.partialPath != target ? r.partialPath : nil
+            output.strategy != .append && r.partialPath != target && r.partialPath != output.target.resolvedPath ? r.partialPath : nil
         }
-        try await Self.io(url: url) { () throws(Errno) in
-            try file.close()
-            if path != target { try File.rename(path, to: target) }
+        // Renamed into place (a temporary file, or a partial file completed elsewhere), rather
+        // than written where it already was.
+        let moved = output.movesIntoPlace
+        try await Self.io(url: url, path: target) { () throws(Errno) in
+            try output.commit()
             if let supersededPartial { try? File.remove(supersededPartial) }
         }
         state.withLock { s in
-            s.file = nil
+            s.output = nil
             s.finalPath = target
         }
-        if path != target { onMoved(target) }
+        if moved { onMoved(target) }
     }
 
     func abort(_ error: SessionError, begun: Bool) async {
         let snapshot = state.withLock { s -> State in
             let copy = s
-            s.file = nil
+            s.output = nil
             return copy
         }
-        guard let file = snapshot.file, let path = snapshot.path else { return }
-        let keep = snapshot.appending || (keepsPartialData && snapshot.resumable && snapshot.offset > 0)
-        _ = try? await BlockingIOThread.shared.run { () throws(Errno) in
-            try? file.close()
-            if !keep { try File.remove(path) }
+        guard let output = snapshot.output else { return }
+        let offset = output.offset
+        let keep: Bool
+        switch output.strategy {
+        case .append: keep = true
+        case .replace, .inPlace: keep = keepsPartialData && snapshot.resumable && offset > 0
+        case .direct: keep = false
         }
-        if keep {
+        let partialPath = await BlockingIOThread.shared.run { () -> String? in
+            if keep { return output.keepPartial() }
+            output.discard()
+            return nil
+        }
+        if let partialPath {
             let record = ResumeData(url: snapshot.url, entityTag: snapshot.entityTag, lastModified: snapshot.lastModified,
-                                    bytesOnDisk: snapshot.offset, partialPath: path, totalLength: snapshot.total)
+                                    bytesOnDisk: UInt64(offset), partialPath: partialPath, totalLength: snapshot.total)
             state.withLock { $0.resumeData = record }
         }
     }
 
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let directory = String(path[..<slash])
-        return directory.isEmpty ? "/" : directory
-    }
-
-    static func io<T: Sendable>(url: String, _ body: @escaping @Sendable () throws(Errno) -> T) async throws(SessionError) -> T {
+    static func io<T: Sendable>(url: String, path: String, _ body: @escaping @Sendable () throws(Errno) -> T) async throws(SessionError) -> T {
         do {
             return try await BlockingIOThread.shared.run(body)
         } catch {
-            var failure = SessionError(.fileWriteFailed, "writing the download failed: \(error)", url: url)
-            failure.errnoValue = error.rawValue
-            throw failure
+            throw fileError(error, path: path, target: nil, url: url)
         }
+    }
+
+    /// A failed file operation as a session error naming the file and, for a special file, what
+    /// it is.
+    static func fileError(_ error: Errno, path: String, target: OutputTarget?, url: String) -> SessionError {
+        var what = path
+        if let target, target.isWrittenDirectly { what += " (\(target.kindDescription))" }
+        var failure = SessionError(.fileWriteFailed, "writing the download to \(what) failed: \(error)", url: url)
+        failure.errnoValue = error.rawValue
+        return failure
     }
 }
 
@@ -284,6 +343,7 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
 
     init(session: SessionStorage, request: HTTPRequest, resume: ResumeData?, keepsPartialData: Bool,
          destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) {
+        LiveObjects.created(.task)
         let url = request.uri.redactedDescription
         guard let core = session.register() else {
             core = TaskCore(identifier: session.refusedIdentifier())
@@ -304,7 +364,8 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
         core.install(work: { core in
             let metrics = MetricsRecorder(url: url)
             let identifier = core.identifier
-            let sink = FileSink(resume: resume, keepsPartialData: keepsPartialData, destination: destination,
+            let sink = FileSink(resume: resume, keepsPartialData: keepsPartialData, createMode: session.configuration.downloadFileMode,
+                                destination: destination,
                                 onMoved: { path in session.post(.downloadMoved(identifier, to: path)) })
             let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: isRange)
             let result: DownloadResult
@@ -318,14 +379,21 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
                                         metrics: metrics.finish())
             }
             core.markCompleted()
-            outcome.set(result)
             session.taskFinished(identifier, error: result.result.failure)
+            outcome.set(result)
         }, cancelledBeforeStart: {
             let error = SessionError(.cancelled, "the task was cancelled", url: url)
             core.markCompleted()
-            outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: TaskMetrics(effectiveURL: url)))
             session.taskFinished(core.identifier, error: error)
+            outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: TaskMetrics(effectiveURL: url)))
         })
+    }
+
+    deinit {
+        LiveObjects.destroyed(.task)
+        // A task nobody resumed and nobody can resume any more (its only handle is going) is
+        // cancelled, so the session does not keep it, and an invalidation does not wait for it.
+        if !core.hasStarted { core.cancel() }
     }
 
     /// Resumes the task if it never ran and waits for it to complete.

@@ -48,6 +48,7 @@ final class SessionStorage: Sendable {
     private let state = Mutex(State())
 
     init(configuration: SessionConfiguration) {
+        LiveObjects.created(.session)
         self.configuration = configuration
         var resolver: Resolver?
         if !configuration.resolveOverrides.isEmpty {
@@ -71,6 +72,8 @@ final class SessionStorage: Sendable {
         limits.waitTimeout = max(limits.waitTimeout, configuration.connectTimeout + configuration.idleTimeout)
         pool = ConnectionPool(limits: limits, tls: configuration.tls, options: options)
     }
+
+    deinit { LiveObjects.destroyed(.session) }
 
     /// Registers a new task; nil once invalidation started.
     func register() -> TaskCore? {

@@ -53,6 +53,10 @@ public struct SessionConfiguration: Sendable {
     public var redirectHandler: (@Sendable (Redirect) async -> RedirectDecision)? = nil
     /// Asked for server trust after each TLS handshake, and on a 401 response.
     public var challengeHandler: (@Sendable (Challenge) async -> ChallengeDisposition)? = nil
+    /// The mode a download task gives a file it creates, before the process's umask applies
+    /// (open(2)'s mode). Default 0666, so a new file is 0644 under the usual umask 022, as curl's
+    /// `-o` files are. A file that existed keeps its own mode.
+    public var downloadFileMode: UInt32 = 0o666
     /// Parser limits for responses (head size, field count, interim responses).
     public var parserLimits: HTTP1ParserLimits = .default
 

@@ -48,6 +48,9 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         public static let rangeNotSatisfiable = Code(rawValue: "rangeNotSatisfiable")
         /// Writing a downloaded file failed.
         public static let fileWriteFailed = Code(rawValue: "fileWriteFailed")
+        /// The download's destination cannot be used as asked: a directory, or a partial download
+        /// to resume in something that is not a regular file (a device, a FIFO).
+        public static let invalidDestination = Code(rawValue: "invalidDestination")
         /// Reading an upload's file or stream failed.
         public static let fileReadFailed = Code(rawValue: "fileReadFailed")
         /// The transport failed: see `connectionError`.
@@ -70,7 +73,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public var serializationError: ResponseSerializationError?
     /// The content decoder's error, for `.badContentEncoding` and `.decodedSizeExceeded`.
     public var decodingError: ContentDecodingError?
-    /// The errno of a file operation, for `.fileWriteFailed` and `.fileReadFailed`.
+    /// The errno of a file operation, for `.fileWriteFailed`, `.fileReadFailed` and
+    /// `.invalidDestination`.
     public var errnoValue: Int32?
 
     /// Creates an error.
@@ -111,7 +115,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .fileTooLarge: return 63
         case .bodyTooLarge: return 63
         case .resumeMismatch, .rangeNotSatisfiable: return 33
-        case .fileWriteFailed: return 23
+        case .fileWriteFailed, .invalidDestination: return 23
         case .fileReadFailed: return 26
         case .connection:
             guard let connectionError else { return 56 }
@@ -145,6 +149,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .connection: return connectionError?.afNetworkingCode
         case .serialization: return serializationError?.code.number
         case .fileWriteFailed: return -3003
+        case .invalidDestination: return -3000
         case .fileReadFailed: return -1022
         default: return nil
         }

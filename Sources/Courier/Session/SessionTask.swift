@@ -8,7 +8,11 @@
 //   has its work cancelled and completes when the work returns;
 // - `suspend()` on a running task pauses the transfer at the next body slice (no byte is read
 //   while paused: back-pressure reaches the server); `resume()` continues it;
-// - the outcome is set once; every waiter, past or future, sees the same outcome.
+// - the outcome is set once; every waiter, past or future, sees the same outcome;
+// - ownership ends (design §3): once started (or cancelled before it started) the core lets go of
+//   its work and cancellation closures, and once completed of the work's `Task`, the progress
+//   handlers, the streams and the observer — so nothing a caller gave the task (which may capture
+//   the task itself) forms a cycle, and a finished task is owned by its caller alone.
 
 import CourierBytes
 import CourierHTTP1
@@ -146,7 +150,12 @@ final class TaskCore: Sendable {
         set { sessionReference.withLock { $0.value = newValue } }
     }
 
-    init(identifier: Int) { self.identifier = identifier }
+    init(identifier: Int) {
+        self.identifier = identifier
+        LiveObjects.created(.taskCore)
+    }
+
+    deinit { LiveObjects.destroyed(.taskCore) }
 
     func install(work: @escaping @Sendable (TaskCore) async -> Void, cancelledBeforeStart: @escaping @Sendable () -> Void) {
         starter.withLock { $0 = work }
@@ -159,12 +168,15 @@ final class TaskCore: Sendable {
 
     func resume() {
         enum Action { case none, started, wake([CheckedContinuation<Void, Never>]) }
-        let work = starter.withLock { $0 }
         let action = shared.withLock { s -> Action in
             guard s.state == .suspended else { return .none }
             s.state = .running
             if !s.started {
                 s.started = true
+                // Taken, not copied: the core must not keep the work (and what it captured) alive
+                // once it ran, and the cancel-before-start path can no longer happen.
+                let work = starter.withLock { w in defer { w = nil }; return w }
+                cancelledBeforeStart.withLock { $0 = nil }
                 guard let work else { return .none }
                 // Created under the lock so a concurrent cancel() always finds it. The resumed
                 // event is posted by the work itself, so it always precedes the completed one.
@@ -211,7 +223,9 @@ final class TaskCore: Sendable {
         switch action {
         case .none: return
         case .cancelUnstarted:
-            cancelledBeforeStart.withLock { $0 }?()
+            starter.withLock { $0 = nil }
+            let completion = cancelledBeforeStart.withLock { c in defer { c = nil }; return c }
+            completion?()
         case .cancelRunning(let work, let waiters):
             work?.cancel()
             for waiter in waiters { waiter.resume() }
@@ -242,6 +256,12 @@ final class TaskCore: Sendable {
             let all = s.uploadStreams + s.downloadStreams
             s.uploadStreams.removeAll()
             s.downloadStreams.removeAll()
+            // What the caller handed in may capture the task: dropped here so no cycle outlives
+            // the task. The work's Task handle goes too (it is done, or finishing this call).
+            s.uploadHandler = nil
+            s.downloadHandler = nil
+            s.observer = nil
+            s.work = nil
             return all
         }
         guard let streams else { return false }
@@ -273,13 +293,14 @@ final class TaskCore: Sendable {
 
     func setProgressHandler(upload: (@Sendable (TransferProgress) -> Void)?, download: (@Sendable (TransferProgress) -> Void)?) {
         shared.withLock { s in
+            guard !s.finished else { return }
             s.uploadHandler = upload
             s.downloadHandler = download
         }
     }
 
     func setObserver(_ observer: @escaping @Sendable (TaskEvent) -> Void) {
-        shared.withLock { $0.observer = observer }
+        shared.withLock { s in if !s.finished { s.observer = observer } }
     }
 
     func reportUpload(_ progress: TransferProgress) {

@@ -218,6 +218,7 @@ public final class StreamTask: TaskCoreOwner, Sendable {
     private let refused: SessionError?
 
     init(session: SessionStorage, request: HTTPRequest) {
+        LiveObjects.created(.task)
         let url = request.uri.redactedDescription
         guard let core = session.register() else {
             core = TaskCore(identifier: session.refusedIdentifier())
@@ -241,15 +242,22 @@ public final class StreamTask: TaskCoreOwner, Sendable {
                 await sink.abort(error, begun: true)
             }
             core.markCompleted()
-            finalMetrics.set(metrics.finish())
             session.taskFinished(core.identifier, error: failure)
+            finalMetrics.set(metrics.finish())
         }, cancelledBeforeStart: {
             let error = SessionError(.cancelled, "the task was cancelled", url: url)
             core.markCompleted()
             Task { await sink.abort(error, begun: false) }
-            finalMetrics.set(TaskMetrics(effectiveURL: url))
             session.taskFinished(core.identifier, error: error)
+            finalMetrics.set(TaskMetrics(effectiveURL: url))
         })
+    }
+
+    deinit {
+        LiveObjects.destroyed(.task)
+        // A task nobody resumed and nobody can resume any more (its only handle is going) is
+        // cancelled, so the session does not keep it, and an invalidation does not wait for it.
+        if !core.hasStarted { core.cancel() }
     }
 
     /// Resumes the task if it never ran, follows redirects, and returns the final head; the body

@@ -1,0 +1,143 @@
+// Download destinations follow curl's -o rules (OutputFile): a FIFO or a device is written as
+// it is and never replaced, a symbolic link stays a link, an existing file keeps its mode, a new
+// one gets `downloadFileMode` less the umask, and what cannot be done is a typed error naming why.
+
+import Courier
+import CourierLoopbackServer
+import Glibc
+import Testing
+
+private func fileMode(_ path: String, followingLinks: Bool = true) -> mode_t? {
+    var info = stat()
+    guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
+    return info.st_mode
+}
+
+/// `sh -c 'sleep DELAY; exec cat FIFO' > OUTPUT`, as a child process (a reader nobody here wrote).
+private func startReader(_ fifo: String, output: String, delay: String) -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    let argv = ["/bin/sh", "-c", "sleep \(delay); exec cat \"$0\"", fifo]
+    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { for p in cArgs { free(p) } }
+    var pid = pid_t()
+    precondition(posix_spawn(&pid, "/bin/sh", &actions, nil, &cArgs, environ) == 0)
+    return pid
+}
+
+private func waitFor(_ pid: pid_t) {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+}
+
+extension SessionTests {
+    @Suite struct DownloadDestinations {
+        @Test func aFIFOIsWrittenIntoAndStaysAFIFO() async throws {
+            let directory = makeTemporaryDirectory()
+            let out = makeTemporaryDirectory()
+            defer {
+                removeTree(directory)
+                removeTree(out)
+            }
+            let fifo = directory + "/pipe"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            try await withServer { server in
+                let session = makeSession()
+                // The reader comes 0.3 s after the head: the task waits for it without a thread.
+                let reader = startReader(fifo, output: out + "/read", delay: "0.3")
+                let result = await session.downloadTask(with: server.request("/bytes/300000")) { _, _ in fifo }.result()
+                waitFor(reader)
+                #expect(result.result.successValue == fifo)
+                #expect(readFile(out + "/read") == pattern(300000))
+                #expect(fileMode(fifo, followingLinks: false).map { $0 & S_IFMT } == S_IFIFO)
+                #expect(listDirectory(directory) == ["pipe"], "no temporary file, nothing renamed")
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
+        @Test func aFIFOWithoutAReaderCanBeCancelled() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { removeTree(directory) }
+            let fifo = directory + "/pipe"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            try await withServer { server in
+                let session = makeSession()
+                let task = session.downloadTask(with: server.request("/bytes/10")) { _, _ in fifo }
+                task.resume()
+                try await Task.sleep(for: .milliseconds(200))
+                task.cancel()
+                let result = await task.result()
+                #expect(failure(result.result)?.code == .cancelled)
+                #expect(result.resumeData == nil)
+                #expect(listDirectory(directory) == ["pipe"])
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
+        @Test func aCharacterDeviceIsWrittenAndNotReplaced() async throws {
+            try await withServer { server in
+                let session = makeSession()
+                var before = stat()
+                stat("/dev/null", &before)
+                let result = await session.downloadTask(with: server.request("/bytes/100000")) { _, _ in "/dev/null" }.result()
+                #expect(result.result.successValue == "/dev/null")
+                var after = stat()
+                stat("/dev/null", &after)
+                #expect(after.st_mode == before.st_mode)
+                #expect(after.st_rdev == before.st_rdev)
+                #expect(after.st_ino == before.st_ino)
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
+        @Test func aSymbolicLinkStaysALinkAndTheFileKeepsItsMode() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { removeTree(directory) }
+            writeFile(directory + "/file", Array("old".utf8))
+            chmod(directory + "/file", 0o640)
+            #expect(symlink("file", directory + "/link") == 0)
+            try await withServer { server in
+                let session = makeSession { $0.downloadFileMode = 0o600 }
+                let result = await session.downloadTask(with: server.request("/bytes/1000")) { _, _ in directory + "/link" }.result()
+                #expect(result.result.successValue == directory + "/link")
+                #expect(fileMode(directory + "/link", followingLinks: false).map { $0 & S_IFMT } == S_IFLNK)
+                #expect(readFile(directory + "/file") == pattern(1000))
+                #expect(fileMode(directory + "/file").map { $0 & 0o7777 } == 0o640, "an existing file keeps its mode")
+                let fresh = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in directory + "/new" }.result()
+                #expect(fresh.result.successValue == directory + "/new")
+                #expect(fileMode(directory + "/new").map { $0 & 0o7777 } == 0o600, "downloadFileMode (less the umask)")
+                #expect(listDirectory(directory) == ["file", "link", "new"])
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
+        @Test func aDirectoryOrAResumeIntoAFIFOIsATypedError() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { removeTree(directory) }
+            let fifo = directory + "/pipe"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let script: LoopbackScript = { _ in
+                [.text("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 5-9/10\r\nContent-Length: 5\r\n\r\n"), .writePattern(count: 5)]
+            }
+            try await withServer(scripted(["/range": script])) { server in
+                let session = makeSession()
+                let toDirectory = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in directory }.result()
+                let error = failure(toDirectory.result)
+                #expect(error?.code == .invalidDestination)
+                #expect(error?.curlExitCode == 23)
+                #expect(error?.message.contains("directory") == true)
+
+                let record = ResumeData(url: server.url("/range").description, bytesOnDisk: 5, partialPath: fifo)
+                let resumed = await session.downloadTask(resumingWith: record) { _, _ in fifo }.result()
+                let resumeError = failure(resumed.result)
+                #expect(resumeError?.code == .invalidDestination)
+                #expect(resumeError?.message.contains("a FIFO") == true)
+                #expect(listDirectory(directory) == ["pipe"])
+                #expect(fileMode(fifo, followingLinks: false).map { $0 & S_IFMT } == S_IFIFO)
+                await session.finishTasksAndInvalidate()
+            }
+        }
+    }
+}
