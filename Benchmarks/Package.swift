@@ -37,6 +37,7 @@ let package = Package(
         benchmark("URLBenchmarks", ["CourierURL"]),
         benchmark("HTTP1Benchmarks", ["CourierBytes", "CourierHTTP1"]),
         benchmark("JSONBenchmarks", ["CourierJSON"]),
+        benchmark("SessionBenchmarks", ["Courier", "CourierURL"]),
         benchmark("MultipartBenchmarks", ["CourierBytes", "CourierMultipart"],
                   peers: [.product(name: "MultipartKit", package: "multipart-kit")]),
     ]

@@ -71,7 +71,33 @@ def main():
             ratio = f"{courier[0] / bps:.1f}x" if courier and impl != "courier" else ""
             mallocs = "" if mallocs is None else f"{mallocs:.0f}"
             print(f"{workload:58} {impl:11} {human(bps):>12} {mallocs:>9} {ratio:>12}")
+    return check_budgets(groups)
+
+
+def check_budgets(groups):
+    """Allocation budgets (budgets.txt: `MAX_MALLOCS_PER_ITERATION  WORKLOAD PREFIX`), as
+    swift-nio's allocation-counter tests: a workload over its budget fails the run."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "budgets.txt")
+    failed = 0
+    for line in open(path, encoding="utf-8"):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        limit, prefix = line.split(None, 1)
+        matches = [(w, impls["courier"][1]) for w, impls in groups.items()
+                   if w.startswith(prefix) and "courier" in impls and impls["courier"][1] is not None]
+        if not matches:
+            print(f"budget: no result for '{prefix}'", file=sys.stderr)
+            failed += 1
+            continue
+        for workload, mallocs in matches:
+            verdict = "ok" if mallocs <= float(limit) else "OVER BUDGET"
+            print(f"budget: {workload}: {mallocs:.0f} mallocs per iteration (budget {limit}) {verdict}")
+            if mallocs > float(limit):
+                failed += 1
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

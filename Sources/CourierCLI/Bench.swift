@@ -13,10 +13,10 @@ import CourierURL
 
 /// What each option of a bench subcommand is.
 enum BenchKey: Hashable, Sendable {
-    case requests, connections, noKeepAlive, caCertificate, file, multipart, quick, help
+    case requests, connections, noKeepAlive, caCertificate, file, multipart, quick, sampleEvery, help
 }
 
-/// `courier bench [standard|get|download|upload] ...`.
+/// `courier bench [standard|get|download|upload|soak] ...`.
 enum Bench {
     private static let options = "Options"
 
@@ -40,10 +40,16 @@ enum Bench {
          OptionTable([OptionSpec(.file, long: "file", value: "PATH", section: options, help: "The file to send."),
                       OptionSpec(.multipart, long: "multipart", section: options, help: "Send it as a multipart/form-data file part."),
                       caCertificate, help])),
+        ("soak", "courier bench soak [URL] [--requests N] [--sample-every N]",
+         "Sequential keep-alive GETs on one Session, RSS sampled; prints requests=N seconds=S rss_at_1000=B growth=B samples=... "
+         + "Without a URL, against the embedded loopback server (bodies of 0.2-30 KB); with one, that URL every time.",
+         OptionTable([OptionSpec(.requests, long: "requests", value: "N", section: options, help: "How many requests (default 100000)."),
+                      OptionSpec(.sampleEvery, long: "sample-every", value: "N", section: options, help: "Sample RSS every N requests (default 10000)."),
+                      help])),
     ]
 
     static var helpText: String {
-        var text = "Usage: courier bench [standard|get|download|upload] ...\n\n"
+        var text = "Usage: courier bench [standard|get|download|upload|soak] ...\n\n"
         text += "Measure throughput: the standard workloads on loopback, or one workload against a URL.\n\n"
         for command in subcommands { text += "  " + command.usage + "\n      " + command.abstract + "\n" }
         return text
@@ -83,7 +89,7 @@ enum Bench {
             case .usage(let line):
                 printError(line)
                 ProcessControl.exit(line.hasPrefix("courier: (3)") ? 3 : 2)
-            case .status:
+            case .status, .failed:
                 printError("courier: bench: \(error)")
                 ProcessControl.exit(1)
             }
@@ -118,6 +124,12 @@ enum Bench {
             // Streamed from the file (sendfile on plain connections): memory stays flat whatever
             // the file's size.
             print(try await BenchClient.upload(try target(), file: file, multipart: values.flag(.multipart)).line)
+        case "soak":
+            guard values.positionals.count <= 1 else {
+                throw BenchError.usage("courier: (2) bench soak takes at most one URL; try 'courier bench soak --help'")
+            }
+            try await soak(url: values.positionals.first, requests: try number(.requests, "--requests", default: 100_000),
+                           sampleEvery: try number(.sampleEvery, "--sample-every", default: 10_000))
         default:
             guard values.positionals.isEmpty else {
                 throw BenchError.usage("courier: (2) bench standard takes no URL; try 'courier bench --help'")
@@ -140,6 +152,25 @@ extension BenchTarget {
             tls = configuration
         }
         self.init(host: uri.host!.text, port: uri.effectivePort ?? 80, tls: tls, target: uri.requestTarget)
+    }
+}
+
+extension Bench {
+    /// Sequential keep-alive GETs on one Session with RSS sampled: against `url`, or the embedded
+    /// loopback server (bodies of 0.2-30 KB) without one.
+    static func soak(url: String?, requests: Int, sampleEvery: Int) async throws {
+        guard requests >= 1_000 else { throw BenchError.usage("courier: (2) --requests must be at least 1000") }
+        if let url {
+            let uri: URI
+            do { uri = try URI(parsing: url) } catch { throw BenchError.usage("courier: (3) malformed URL: \(error)") }
+            let target = uri.requestTarget
+            print(try await BenchSoak.run(base: uri, requests: requests, sampleEvery: sampleEvery) { _ in target }.line)
+        } else {
+            let server = try await LoopbackServer.start()
+            let base = try URI(parsing: "http://127.0.0.1:\(server.port)/")
+            print(try await BenchSoak.run(base: base, requests: requests, sampleEvery: sampleEvery).line)
+            await server.shutdown()
+        }
     }
 }
 
@@ -205,7 +236,15 @@ extension Bench {
                   + pad(fixed(result.seconds, 2), 9) + pad(rate, 14) + pad(cost, 16)
                   + pad(peak.map { fixed(Double($0) / 1048576, 1) + " MiB" } ?? "?", 10))
         }
+        let soakRequests = quick ? 10_000 : 100_000
+        let soak = try await BenchSoak.run(base: try URI(parsing: "http://127.0.0.1:\(plain.port)/"), requests: soakRequests)
+        print(pad("soak: \(soakRequests) GETs on one Session", 38, right: true) + pad("plain", 10, right: true)
+              + pad(String(soak.requests), 9) + pad(fixed(soak.seconds, 2), 9)
+              + pad(fixed(Double(soak.requests) / soak.seconds, 0) + " req/s", 14)
+              + pad("RSS +" + fixed(Double(soak.growth) / 1048576, 2) + " MiB", 16)
+              + pad(fixed(Double(soak.baseline) / 1048576, 1) + " MiB", 10))
         print("CPU is this process's user + system time (the embedded server's included); peak RSS is reset before each workload.")
+        print("The soak row shows the RSS growth after the first 1,000 requests (target: under 2 MiB) and the RSS at 1,000.")
         await plain.shutdown()
         await tlsServer.shutdown()
     }
@@ -243,6 +282,16 @@ enum ProcessUsage {
     static func peakMemoryBytes() -> Int? {
         guard let text = read("/proc/self/status") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+            return digits.map { $0 * 1024 }
+        }
+        return nil
+    }
+
+    /// VmRSS from /proc/self/status, in bytes.
+    static func residentBytes() -> Int? {
+        guard let text = read("/proc/self/status") else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
             return digits.map { $0 * 1024 }
         }

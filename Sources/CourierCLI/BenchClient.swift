@@ -113,11 +113,13 @@ enum BenchClient {
 enum BenchError: Error, CustomStringConvertible {
     case status(Int)
     case usage(String)
+    case failed(String)
 
     var description: String {
         switch self {
         case .status(let status): return "the server answered \(status)"
         case .usage(let text): return text
+        case .failed(let text): return text
         }
     }
 }

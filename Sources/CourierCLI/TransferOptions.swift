@@ -126,7 +126,7 @@ struct TransferOptions: Sendable {
     static var helpText: String {
         """
         Usage: courier [options] URL [URL ...]
-               courier bench [standard|get|download|upload] ...
+               courier bench [standard|get|download|upload|soak] ...
 
         A curl-compatible HTTP/1.1 client built on Courier (no Foundation, no libcurl). Several URLs
         run in order on one session (connections are reused); the exit code is the last URL's. Exit
