@@ -27,7 +27,9 @@ let package = Package(
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
         .target(name: "CourierBytes", swiftSettings: strict),
-        .target(name: "CourierURL", dependencies: ["CourierBytes"], swiftSettings: strict),
+        // IDNA/IDNATables.swift is generated from Unicode's data by the script beside it.
+        .target(name: "CourierURL", dependencies: ["CourierBytes"], exclude: ["IDNA/generate_tables.py"],
+                swiftSettings: strict),
         .target(name: "CourierHTTP1", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierJSON", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierPool", swiftSettings: strict),
@@ -67,8 +69,9 @@ let package = Package(
                 path: "Tests/CourierTestSupport", swiftSettings: strict),
         .testTarget(name: "CourierBytesTests", dependencies: ["CourierBytes", "CourierTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "CourierTestSupport"],
-                    swiftSettings: strict),
+        // Unicode/IdnaTestV2.txt.gz: Unicode's IDNA conformance vectors, read by the tests.
+        .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "CourierTestSupport", "CourierCompression"],
+                    exclude: ["Unicode"], swiftSettings: strict),
         .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierHTTP1", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierJSONTests", dependencies: ["CourierJSON", "CourierTestSupport"],

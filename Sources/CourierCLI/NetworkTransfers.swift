@@ -102,6 +102,10 @@ final class NetworkTransfers: Sendable {
 
     func perform(_ request: HTTPRequest, index: Int, values: inout WriteOutValues) async throws(CLIError) {
         let observed = ObservedEvents(verbose: options.verbose)
+        if options.verbose, let host = request.uri.host, host.unicodeDescription != host.description {
+            // DNS, TLS, the Host field and cookies all use the ASCII form (docs/url.md).
+            StandardStreams.writeError("* International host name \(host.unicodeDescription) converted to \(host.text)\n")
+        }
         progress?.transferStarted()
         defer { progress?.transferEnded() }
         let output = index < options.output.count ? options.output[index] : nil
