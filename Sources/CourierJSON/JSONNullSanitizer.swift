@@ -11,9 +11,8 @@
 // copied verbatim, strings re-escaped canonically — byte-for-byte what JSONWriter writes
 // (compact) for the tree JSONParser(removesNullValues: true) builds.
 //
-// Theory of operation: the vector parser (JSONStructuralScanner, JSONTapeBuilder) builds a
-// document with the nulls left out, and the writer writes it from the tape: strings without
-// escapes are copied from the input with their quotes.
+// Theory of operation: one pass over stage 1's token starts (JSONSanitizerPass), validating like
+// the document parser and copying runs of input verbatim; errors come from the scalar reference.
 
 import CourierBytes
 
@@ -47,11 +46,15 @@ public struct JSONNullSanitizer: Sendable {
         guard input.count <= JSONDocument.maximumInputSize else {
             return JSONWriter.write(try JSONReferenceParser(limits: limits, removesNullValues: true).parse(input))
         }
-        let storage = JSONTapeStorage()
-        try JSONTapeBuilder.build(base, count: input.count, options: JSONDocument.Options(limits: limits, removesNullValues: true), into: storage)
-        var sink = GrowingSink(capacity: input.count)
-        JSONWriter.writeTape(JSONTapeReader(base: base, count: input.count, storage: storage), from: 0, pretty: false, to: &sink)
-        return sink.bytes
+        var accepted = false
+        let output = [UInt8](unsafeUninitializedCapacity: input.count) { region, initialized in
+            let length = JSONSanitizerPass.run(base, count: input.count, limits: limits, into: region.baseAddress ?? UnsafeMutablePointer(mutating: JSONInput.empty))
+            accepted = length != nil
+            initialized = length ?? 0
+        }
+        if accepted { return output }
+        try JSONReferenceParser.validate(base, count: input.count, limits: limits)
+        preconditionFailure("JSONNullSanitizer: the vector pass refused input the reference parser accepts")
     }
 
     /// Sanitizes the readable bytes of `input` and appends the result to `output`.
@@ -60,8 +63,23 @@ public struct JSONNullSanitizer: Sendable {
     ///   - output: where the sanitized JSON is appended; unchanged when an error is thrown.
     /// - Throws: `JSONError`.
     public func sanitize(_ input: ByteBuffer, into output: inout ByteBuffer) throws(JSONError) {
-        let bytes = try input.withUnsafeReadableBytes { (raw) throws(JSONError) -> [UInt8] in try sanitize(raw) }
-        output.writeBytes(bytes)
+        try input.withUnsafeReadableBytes { (raw) throws(JSONError) in
+            let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? JSONInput.empty
+            guard raw.count > 0, raw.count <= JSONDocument.maximumInputSize else {
+                output.writeBytes(try sanitize(raw))
+                return
+            }
+            var accepted = false
+            output.writeWithUnsafeMutableBytes(minimumWritableBytes: raw.count) { region in
+                let length = JSONSanitizerPass.run(base, count: raw.count, limits: limits,
+                                                   into: region.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                accepted = length != nil
+                return length ?? 0
+            }
+            if accepted { return }
+            try JSONReferenceParser.validate(base, count: raw.count, limits: limits)
+            preconditionFailure("JSONNullSanitizer: the vector pass refused input the reference parser accepts")
+        }
     }
 
     /// Sanitizes with default limits (the entry point for fuzzing).

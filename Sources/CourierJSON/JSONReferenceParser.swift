@@ -198,7 +198,7 @@ public struct JSONReferenceParser: Sendable {
                         if dropNulls { members.removeAll { $0.value.isNull } }
                         value = .object(JSONObject(members))
                     } else {
-                        value = .array(stack.moveArray(from: top.valueStart))
+                        value = .array(JSONArray(stack.moveArray(from: top.valueStart)))
                     }
                     depth &-= 1
                     if depth > 0 { top = outer.removeLast() }

@@ -202,7 +202,7 @@ struct JSONTapeReader {
                 } else {
                     stack[last].elements.append(value)
                     if i < stack[last].end { break }
-                    value = .array(stack[last].elements)
+                    value = .array(JSONArray(stack[last].elements))
                 }
                 stack.removeLast()
             }

@@ -114,7 +114,7 @@ struct Generator {
 private func referenceSanitize(_ value: JSONValue) -> JSONValue {
     switch value {
     case .array(let elements):
-        return .array(elements.filter { !$0.isNull }.map(referenceSanitize))
+        return .array(JSONArray(elements.filter { !$0.isNull }.map(referenceSanitize)))
     case .object(let object):
         return .object(JSONObject(object.members.filter { !$0.value.isNull }.map {
             JSONObject.Member(key: $0.key, value: referenceSanitize($0.value))
