@@ -404,7 +404,19 @@ final class ConnectionCore: @unchecked Sendable {
 
     // MARK: Responses
 
-    /// The final response head (interim responses are skipped), with the body decoded with it.
+    /// Whether `receiveHead` hands over the body decoded with the head (a caller off the loop
+    /// saves a hop by getting it at once) or leaves it for the first pull (a caller on the loop
+    /// pulls it at no cost, and the response needs no box to hold it).
+    private var handsBodyWithHead = true
+
+    /// The final response head (interim responses are skipped), with the body decoded with it
+    /// unless `bodyWithHead` is false.
+    func receiveHead(bodyWithHead: Bool) -> Readiness<ResponseStart> {
+        handsBodyWithHead = bodyWithHead
+        return receiveHead()
+    }
+
+    /// The final response head (interim responses are skipped).
     func receiveHead() -> Readiness<ResponseStart> {
         guard exchangeActive || decodedHead != nil, !headTaken, headWaiter == nil else {
             if let failure { return .failed(failure) }
@@ -413,8 +425,8 @@ final class ConnectionCore: @unchecked Sendable {
         if let head = decodedHead {
             headTaken = true
             decodedHead = nil
-            let start = ResponseStart(head: head, exchange: exchangeNumber, body: takePending())
-            return .ready(start)
+            let body = handsBodyWithHead ? takePending() : BodyBatch(first: nil, ended: false)
+            return .ready(ResponseStart(head: head, exchange: exchangeNumber, body: body))
         }
         if let failure { return .failed(failure) }
         return .wait
@@ -526,7 +538,8 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// One read from the socket (through TLS when there is one) into a pooled buffer, handed to
-    /// the state machine and decoded. Returns false when nothing more can be read now.
+    /// the state machine and decoded. Returns whether another read may find more (the read was
+    /// filled, and nothing failed or ended).
     private func readOnce() -> Bool {
         guard let socket, !peerEOF else { return false }
         // An idle connection that fails tells its pool at once (no one is waiting to hear it).
@@ -539,6 +552,9 @@ final class ConnectionCore: @unchecked Sendable {
         }
         var eof = false
         var gotBytes = false
+        // A read that returned less than it asked for drained the socket: reading again now would
+        // only return EAGAIN (level-triggered epoll reports the next bytes).
+        var filledTheRead = false
         do throws(any Error) {
             if let tls {
                 switch try socket.read(into: &cipherBuffer, maxBytes: readSize) {
@@ -547,6 +563,7 @@ final class ConnectionCore: @unchecked Sendable {
                 case .processed(let n):
                     tls.receivedCiphertext(cipherBuffer)
                     cipherBuffer.clear()
+                    filledTheRead = n >= readSize
                     adapt(readSize: n)
                 }
                 touch()
@@ -591,9 +608,11 @@ final class ConnectionCore: @unchecked Sendable {
                 }
             } else {
                 let size = readSize
+                var requested = size
                 let (plain, result) = try loop.receiveBuffers.fill(size: size) { (buffer: inout ByteBuffer) throws(Errno) -> IOResult<Int> in
                     machine.moveUnconsumedBytes(into: &buffer)
-                    return try socket.read(into: &buffer, maxBytes: min(size, buffer.writableBytes))
+                    requested = min(size, buffer.writableBytes)
+                    return try socket.read(into: &buffer, maxBytes: requested)
                 }
                 switch result {
                 case .wouldBlock:
@@ -605,6 +624,7 @@ final class ConnectionCore: @unchecked Sendable {
                 case .processed(let n):
                     try machine.receivedBytes(plain)
                     gotBytes = true
+                    filledTheRead = n >= requested
                     adapt(readSize: n)
                 }
                 touch()
@@ -638,7 +658,7 @@ final class ConnectionCore: @unchecked Sendable {
                      : ConnectionError(.protocolError, "the server sent bytes on an idle connection"))
             return false
         }
-        return !eof && failure == nil
+        return filledTheRead && !eof && failure == nil
     }
 
     /// Adapts the next read's size to how much the last read returned.
@@ -714,12 +734,18 @@ final class ConnectionCore: @unchecked Sendable {
         let count = slice.readableBytes
         guard count > 0 else { return }
         pendingBytes += count
-        if count <= ConnectionCore.coalesceBelow {
+        if count <= ConnectionCore.coalesceBelow, let last = pending.last, last.readableBytes <= ConnectionCore.coalesceBelow || lastIsCoalesced {
+            // A second small slice in a row: copy them together (a lone small slice, such as a
+            // small response's whole body, stays zero copy).
             if lastIsCoalesced, pending[pending.count - 1].writableBytes >= count {
                 pending[pending.count - 1].writeBuffer(slice)
                 return
             }
             var own = ByteBuffer(capacity: ConnectionCore.coalescedCapacity)
+            if !lastIsCoalesced {
+                own.writeBuffer(last)
+                pending.removeLast()
+            }
             own.writeBuffer(slice)
             pending.append(own)
             lastIsCoalesced = true

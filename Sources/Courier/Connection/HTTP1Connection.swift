@@ -305,7 +305,11 @@ public final class HTTP1Connection: Sendable {
     /// - Returns: the response; read its `body` to the end before the next request.
     /// - Throws: `ConnectionError` (`remoteClosed` for an empty reply, `protocolError`, timeouts).
     public func receiveResponse() async throws(ConnectionError) -> HTTP1Response {
-        let start = try await perform({ core in core.receiveHead() }, wait: { core, waiter in core.waitForHead(waiter) })
+        // On the loop the body stays with the connection for the first pull (no box, no hop);
+        // from elsewhere it comes with the head, which saves a hop for a small response.
+        let bodyWithHead = !core.isOnLoop
+        let start = try await perform({ core in core.receiveHead(bodyWithHead: bodyWithHead) },
+                                      wait: { core, waiter in core.waitForHead(waiter) })
         let head = start.head
         return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason, headers: head.headers,
                              body: HTTP1ResponseBody(connection: self, exchange: start.exchange, prefetched: start.body))
