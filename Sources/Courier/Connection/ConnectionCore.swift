@@ -88,7 +88,7 @@ final class ConnectionCore: @unchecked Sendable {
     private var registration: EventLoop.Registration?
     private var interest: EventLoop.Interest = []
     private(set) var tls: TLSConnection?
-    private var machine: HTTP1ClientConnection
+    private var machine: HTTP1ClientStateMachine
     private var cipherBuffer = ByteBuffer()
     private var output = GatherList()
     private var failure: ConnectionError?
@@ -108,17 +108,14 @@ final class ConnectionCore: @unchecked Sendable {
     private var deadlineTimer: EventLoop.Timer?
     private var handshakeTimer: EventLoop.Timer?
 
-    // The exchange in progress (request side).
+    // The exchange in progress. The protocol's state (framing, Content-Length accounting, the
+    // keep-alive decision) is the machine's; what is kept here is the caller's side of it.
     private var exchangeActive = false
     /// Counts exchanges, so a body iterator of an earlier response cannot read a later one.
     private(set) var exchangeNumber = 0
-    private var requestFraming: EncodedHead.Framing = .noBody
-    private var requestBodyOpen = false
-    private var bodyWritten: UInt64 = 0
-    private var chunkedEncoder = ChunkedEncoder()
-    /// The machine was told the request body is done: its last Content-Length byte is queued (a
-    /// response read ahead before `finishBody` is then not an early response).
-    private var requestBodyReported = false
+    /// The caller declared a body and has not called `finishBody` yet (the API's contract; the
+    /// machine may consider the request complete before that).
+    private var bodyAwaitingFinish = false
     /// The connection failed while no exchange was in progress (closed or poisoned in the pool):
     /// a request on it was never sent, which the pool's retry rule must know.
     private var failedWhileIdle = false
@@ -145,7 +142,7 @@ final class ConnectionCore: @unchecked Sendable {
         self.socket = socket
         self.tls = tls
         self.options = options
-        self.machine = HTTP1ClientConnection(limits: options.limits)
+        self.machine = HTTP1ClientStateMachine(limits: options.limits)
         self.readSize = min(options.readSize, 16 << 10)
     }
 
@@ -221,7 +218,7 @@ final class ConnectionCore: @unchecked Sendable {
     // MARK: Requests
 
     /// Sends a request head: `.ready` when it is in the kernel, `.wait` when part of it is queued.
-    func sendHead(_ head: EncodedHead, info: HTTP1ClientConnection.RequestInfo) -> Readiness<Void> {
+    func sendHead(_ head: EncodedHead, info: HTTP1ClientStateMachine.RequestInfo) -> Readiness<Void> {
         if failedWhileIdle {
             return .failed(ConnectionError(.notReusable, "the server closed the connection"))
         }
@@ -234,7 +231,7 @@ final class ConnectionCore: @unchecked Sendable {
             return .failed(ConnectionError(.notReusable, "the connection cannot send a request now"))
         }
         do {
-            try machine.requestHeadSent(info)
+            try machine.sendHead(info, framing: head.framing)
         } catch {
             fail(.from(parser: error))
             return .failed(failure!)
@@ -251,11 +248,7 @@ final class ConnectionCore: @unchecked Sendable {
         bodyEnded = false
         endKeepAlive = false
         endDelivered = false
-        requestFraming = head.framing
-        requestBodyOpen = info.hasBody
-        bodyWritten = 0
-        requestBodyReported = false
-        chunkedEncoder = ChunkedEncoder()
+        bodyAwaitingFinish = machine.isSendingBody
         if let total = options.totalTimeout { armDeadline(after: total) }
         guard enqueue(head.bytes) else { return .failed(failure!) }
         let readiness = startWrite()
@@ -264,45 +257,21 @@ final class ConnectionCore: @unchecked Sendable {
         return readiness
     }
 
-    /// Queues one piece of the request body.
+    /// Queues one piece of the request body, framed by the machine.
     func writeBody(_ buffer: ByteBuffer) -> Readiness<Void> {
         if let failure { return .failed(failure) }
-        guard requestBodyOpen, writeWaiter == nil else {
-            return .failed(ConnectionError(requestBodyOpen ? .notReusable : .invalidRequest,
-                                           requestBodyOpen ? "a write is already in progress" : "no request body is open"))
+        guard bodyAwaitingFinish, writeWaiter == nil else {
+            return .failed(ConnectionError(bodyAwaitingFinish ? .notReusable : .invalidRequest,
+                                           bodyAwaitingFinish ? "a write is already in progress" : "no request body is open"))
         }
-        let count = UInt64(buffer.readableBytes)
         var list = GatherList()
-        switch requestFraming {
-        case .contentLength(let length):
-            guard bodyWritten + count <= length else {
-                return .failed(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
-            }
-            if count > 0 { list.append(.buffer(buffer)) }
-        case .chunked:
-            chunkedEncoder.encodeChunk(buffer, into: &list)
-        case .noBody, .untilClose:
-            return .failed(ConnectionError(.invalidRequest, "the request has no body"))
-        }
-        bodyWritten += count
-        guard enqueue(list) else { return .failed(failure!) }
-        guard reportBodyCompleteIfWhole() else { return .failed(failure!) }
-        return startWrite()
-    }
-
-    /// Tells the machine the request body is done as soon as its last Content-Length byte is
-    /// queued: the response may be read (ahead) before the caller's `finishBody`, and it must not
-    /// be taken for an early response then. Returns false when the machine failed.
-    private func reportBodyCompleteIfWhole() -> Bool {
-        guard !requestBodyReported, case .contentLength(let length) = requestFraming, bodyWritten == length else { return true }
-        requestBodyReported = true
         do {
-            try machine.requestBodyDone()
+            try machine.sendBody(buffer, into: &list)
         } catch {
-            fail(.from(parser: error))
-            return false
+            return .failed(ConnectionError.invalidBody(error))
         }
-        return true
+        guard enqueue(list) else { return .failed(failure!) }
+        return startWrite()
     }
 
     /// Queues a range of a file as the next piece of a Content-Length body, sent with sendfile(2):
@@ -310,55 +279,37 @@ final class ConnectionCore: @unchecked Sendable {
     /// Plain connections only; TLS must encrypt, so its callers read the file instead.
     func writeFile(_ file: File, offset: Int64, count: Int) -> Readiness<Void> {
         if let failure { return .failed(failure) }
-        guard tls == nil, requestBodyOpen, writeWaiter == nil, case .contentLength(let length) = requestFraming else {
+        guard tls == nil, bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
         }
-        guard bodyWritten + UInt64(count) <= length else {
-            return .failed(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
+        do {
+            try machine.sendBody(writtenElsewhere: UInt64(count))
+        } catch {
+            if error.code == .noRequestBody {
+                return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
+            }
+            return .failed(ConnectionError.invalidBody(error))
         }
-        bodyWritten += UInt64(count)
         if count > 0 { pendingFile = (file, offset, count) }
-        guard reportBodyCompleteIfWhole() else { return .failed(failure!) }
         return startWrite()
     }
 
     /// Ends the request body (the last chunk for chunked bodies).
     func finishBody(trailers: HTTPHeaders) -> Readiness<Void> {
         if let failure { return .failed(failure) }
-        guard requestBodyOpen, writeWaiter == nil else {
+        guard bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "no request body is open"))
         }
         var list = GatherList()
-        switch requestFraming {
-        case .contentLength(let length):
-            guard bodyWritten == length else {
-                return .failed(ConnectionError(.invalidRequest, "the body has \(bodyWritten) of its \(length) bytes"))
-            }
-        case .chunked:
-            do {
-                try chunkedEncoder.end(trailers: trailers, into: &list)
-            } catch {
-                var failure = ConnectionError(.invalidRequest, "invalid trailer fields")
-                failure.encodingError = error
-                return .failed(failure)
-            }
-        case .noBody, .untilClose:
-            break
+        do {
+            try machine.sendEnd(trailers: trailers, into: &list)
+        } catch {
+            return .failed(ConnectionError.invalidBody(error))
         }
-        requestBodyOpen = false
-        if !requestBodyReported {
-            requestBodyReported = true
-            do {
-                try machine.requestBodyDone()
-            } catch {
-                fail(.from(parser: error))
-                return .failed(failure!)
-            }
-        }
+        bodyAwaitingFinish = false
         if bodyEnded {
-            // The response is complete already. If it ended before the body was (an early
-            // response), the machine said so with keepAlive false and nothing more is sent; a
-            // Content-Length body whose last byte was queued first is simply done.
+            // The response is complete already: if it ended before the body did (an early
+            // response), the machine said keepAlive false and the last chunk is not sent.
             completeExchangeIfDone()
             return .ready(())
         }
@@ -493,7 +444,7 @@ final class ConnectionCore: @unchecked Sendable {
     /// After the end of the response was handed over and the request body is done: the exchange
     /// is over, and the connection is reusable or closed.
     private func completeExchangeIfDone() {
-        guard exchangeActive, endDelivered, !requestBodyOpen else { return }
+        guard exchangeActive, endDelivered, !bodyAwaitingFinish else { return }
         exchangeActive = false
         cancelDeadline()
         if endKeepAlive && machine.isReusable && !peerEOF && failure == nil {
@@ -879,6 +830,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// bytes already decoded stay deliverable (their waiters would not exist otherwise).
     func fail(_ error: ConnectionError) {
         guard failure == nil else { return }
+        var error = error
+        if exchangeActive { error.sawResponseBytes = machine.hasReceivedResponseBytes }
         failure = error
         reusable.store(false, ordering: .releasing)
         closeTransport(graceful: false)

@@ -239,13 +239,13 @@ public final class HTTP1Connection: Sendable {
             failure.encodingError = error
             throw failure
         }
-        var hasBody = false
-        switch encoded.framing {
-        case .contentLength(let n): hasBody = n > 0
-        case .chunked: hasBody = true
-        case .noBody, .untilClose: hasBody = false
-        }
-        var info = HTTP1ClientConnection.RequestInfo(method: method, headers: headers, hasBody: hasBody)
+        try await sendHead(encoded: encoded, method: method, headers: headers)
+    }
+
+    /// Sends a head the caller already encoded (a session encodes each request once: the same
+    /// bytes go to its observer, its offline rendering and the wire).
+    func sendHead(encoded: EncodedHead, method: HTTPMethod, headers: HTTPHeaders) async throws(ConnectionError) {
+        var info = HTTP1ClientStateMachine.RequestInfo(method: method, headers: headers, hasBody: false)
         info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
         let requestInfo = info
         requests.add(1, ordering: .relaxed)
