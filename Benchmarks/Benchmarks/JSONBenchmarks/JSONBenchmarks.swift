@@ -56,7 +56,7 @@ let benchmarks: @Sendable () -> Void = {
               configuration: courierMemoryConfiguration(maxIterations: 500)) { benchmark in
         var spare: JSONDocument? = try JSONDocument(parsing: document)
         for _ in benchmark.scaledIterations {
-            spare = try JSONDocument(parsing: document, reusing: spare)
+            spare = try JSONDocument(parsing: document, reusing: consume spare)
             blackHole(spare)
         }
     }
