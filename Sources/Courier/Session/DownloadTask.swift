@@ -392,6 +392,7 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
                 result = DownloadResult(head: sink.head, result: .failure(error), resumeData: sink.resumeData ?? resume,
                                         metrics: metrics.finish())
             }
+            await core.callbacksDrained()  // the last progress value and event come before completion
             core.markCompleted()
             session.taskFinished(identifier, error: result.result.failure)
             outcome.set(result)
