@@ -23,10 +23,7 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .executable(name: "courier", targets: ["CourierCLI"]),
     ],
-    // The command-line tool's argument parsing only; no library product depends on a package.
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-    ],
+    // No package dependencies at all: the command-line tool parses curl's grammar itself.
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
         .target(name: "CourierBytes", swiftSettings: strict),
@@ -64,7 +61,7 @@ let package = Package(
         // `courier`: the command-line tool (design §9), with `courier bench`.
         .executableTarget(name: "CourierCLI", dependencies: [
             "Courier", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
-            "CourierTLS", "CourierURL", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CourierTLS", "CourierURL",
         ], swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).

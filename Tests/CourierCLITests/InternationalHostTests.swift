@@ -1,10 +1,29 @@
 // International host names on the command line: `courier http://bücher.example/` connects to the
-// ASCII form (UTS #46, docs/url.md), sends it in Host, and -v says which name it converted to.
+// ASCII form (UTS #46, docs/url.md), sends it in Host, matches the TLS certificate against it, and
+// -v says which name it converted to.
 // The loopback server stands in for the host through --resolve, which, as in curl, names the
 // host as it is looked up: in its ASCII form.
 
 import CourierLoopbackServer
+import Glibc
 import Testing
+
+/// Runs `/usr/bin/openssl` with `arguments`, output discarded; its exit status.
+private func openssl(_ arguments: [String]) -> Int32 {
+    let argv = ["/usr/bin/openssl"] + arguments
+    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { for p in cArgs { free(p) } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    var pid = pid_t()
+    guard posix_spawn(&pid, "/usr/bin/openssl", &actions, nil, &cArgs, environ) == 0 else { return -1 }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    return (status >> 8) & 0xFF
+}
 
 extension CLITests {
     @Suite("international host names")
@@ -30,6 +49,29 @@ extension CLITests {
                                "http://b%C3%BCcher.example:\(server.port)/bytes/3"])
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stdoutText == "abc")
+            await server.shutdown()
+        }
+
+        @Test("over TLS the certificate is matched against the ASCII form")
+        func certificateMatchesTheASCIIForm() async throws {
+            // A certificate for DNS:xn--bcher-kva.example only, made by openssl for this test.
+            let scratch = makeScratchDirectory()
+            defer { removeScratchDirectory(scratch) }
+            let certificate = scratch + "/idn.pem", key = scratch + "/idn.key"
+            #expect(openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                             "-subj", "/CN=idn test", "-addext", "subjectAltName=DNS:xn--bcher-kva.example",
+                             "-days", "2", "-keyout", key, "-out", certificate]) == 0)
+            let pem = { (path: String) in String(decoding: readFile(path) ?? [], as: UTF8.self) }
+            let tls = try LoopbackServer.Configuration.tls(certificateChainPEM: pem(certificate), privateKeyPEM: pem(key))
+            let server = try await LoopbackServer.start(.init(tls: tls))
+            let run = courier(["--cacert", certificate, "--resolve", "xn--bcher-kva.example:\(server.port):127.0.0.1",
+                               "https://bücher.example:\(server.port)/bytes/3"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdoutText == "abc")
+            // Another name that resolves to the same server does not match the certificate.
+            let other = courier(["--cacert", certificate, "--resolve", "xn--bcher-x-n2a.example:\(server.port):127.0.0.1",
+                                 "https://bücher-x.example:\(server.port)/bytes/3"])
+            #expect(other.status == 60, "\(other.stderr)")
             await server.shutdown()
         }
 
