@@ -156,7 +156,7 @@ public enum IDNA {
 
         // Step 4, convert and validate.
         var rules = [IDNAError.Rule?](repeating: nil, count: labels.count)
-        var given = labels          // as given, for the error's label text when decoding fails
+        let given = labels          // as given, for the error's label text when decoding fails
         for index in labels.indices {
             let label = labels[index]
             if disallowedLabels.contains(index) { rules[index] = .disallowedCodePoint; continue }
@@ -171,7 +171,6 @@ public enum IDNA {
                     rules[index] = .invalidPunycode
                     continue
                 }
-                given[index] = label
                 labels[index] = decoded
                 rules[index] = validityViolation(decoded, decoded: true)
             } else {
