@@ -85,6 +85,10 @@ struct Transfer: Sendable {
     let metrics: MetricsRecorder
     /// Resumed downloads ask for a range; then no compression is requested.
     let isRangeRequest: Bool
+    /// The timeout error once the total deadline passed: the transfer is then cancelled, and
+    /// whatever it reports on the way out names the deadline ("timed out", curl 28, -1001),
+    /// never "cancelled" (reserved for the caller's cancel).
+    let deadline = Deadline()
 
     var configuration: SessionConfiguration { storage.configuration }
 
@@ -114,7 +118,10 @@ struct Transfer: Sendable {
                 if Task.isCancelled { return nil }
                 var error = ConnectionError(.totalTimeout, "the operation took longer than \(total)")
                 error.message = "operation timed out after \(total)"
-                return .failure(SessionError.connection(error, url: request.uri.redactedDescription))
+                let failure = SessionError.connection(error, url: request.uri.redactedDescription)
+                // Recorded before the transfer is cancelled, so its way out reports this.
+                self.deadline.pass(failure)
+                return .failure(failure)
             }
             var result: Result<TransferOutcome, SessionError>?
             while let next = await group.next() {
@@ -182,8 +189,11 @@ struct Transfer: Sendable {
     }
 
     private func checkCancelled(_ request: HTTPRequest) throws(SessionError) {
-        if Task.isCancelled || core.isCancelled {
+        if core.isCancelled {
             throw SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
+        }
+        if Task.isCancelled {
+            throw deadline.error ?? SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
         }
     }
 
@@ -198,7 +208,8 @@ struct Transfer: Sendable {
                                         begun: begun, redirectsSoFar: redirectsSoFar, authenticationFailures: authenticationFailures)
             }
         } catch {
-            let failure = Transfer.sessionError(error, url: url, core: core)
+            var failure = Transfer.sessionError(error, url: url, core: core)
+            if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline.error { failure = timedOut }
             await sink.abort(failure, begun: begun.isSet)
             throw failure
         }
@@ -596,6 +607,17 @@ package enum SessionSplicers {
 /// Errors that carry a transport error for the session to report.
 protocol PoolErrorConvertible {
     var connectionError: ConnectionError { get }
+}
+
+/// The transfer's total deadline: set once, by the timer, with the error it reports.
+final class Deadline: Sendable {
+    private let passed = Mutex<SessionError?>(nil)
+
+    /// Records that the deadline passed.
+    func pass(_ error: SessionError) { passed.withLock { if $0 == nil { $0 = error } } }
+
+    /// The timeout error once the deadline passed; nil before.
+    var error: SessionError? { passed.withLock { $0 } }
 }
 
 /// A one-way flag shared with a Sendable closure.
