@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CourierJSON", targets: ["CourierJSON"]),
         .library(name: "CourierPool", targets: ["CourierPool"]),
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
+        .library(name: "CourierCookies", targets: ["CourierCookies"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierCompression", targets: ["CourierCompression"]),
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
@@ -34,6 +35,9 @@ let package = Package(
         .target(name: "CourierJSON", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierPool", swiftSettings: strict),
         .target(name: "CourierMultipart", dependencies: ["CourierBytes"], swiftSettings: strict),
+        // The cookie store (RFC 6265, layered-cookies), Set-Cookie, cookie dates, public suffixes,
+        // the Netscape cookie file: pure; CookieJar in Courier is its thread-safe shell.
+        .target(name: "CourierCookies", dependencies: ["CourierBytes", "CourierURL"], swiftSettings: strict),
 
         // The system OpenSSL, imported only by CourierTLS (design §7).
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
@@ -55,13 +59,13 @@ let package = Package(
         // The public client: the low-level connection API (Connection/) and AFNetworking's request
         // and response serializers (Serialization/); the session joins later.
         .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart",
-                                                "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression"],
+                                                "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression", "CourierCookies"],
                 swiftSettings: strict),
 
         // `courier`: the command-line tool (design §9), with `courier bench`.
         .executableTarget(name: "CourierCLI", dependencies: [
             "Courier", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
-            "CourierTLS", "CourierURL",
+            "CourierTLS", "CourierURL", "CourierCookies",
         ], swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
@@ -79,6 +83,9 @@ let package = Package(
         .testTarget(name: "CourierCompressionTests", dependencies: ["CourierCompression", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierPoolTests", dependencies: ["CourierPool"], swiftSettings: strict),
+        // Go's cookiejar tables, the http-state parser and date cases, test_psl.txt, file format.
+        .testTarget(name: "CourierCookiesTests", dependencies: ["CourierCookies", "CourierURL", "CourierTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "CourierMultipartTests", dependencies: ["CourierMultipart", "CourierTestSupport"],
                     swiftSettings: strict),
         // The PEM files are embedded in TestCertificates.swift by Certificates/generate.sh.
