@@ -104,7 +104,7 @@ let package = Package(
         // --offline bytes, -w, and transfers against an in-process loopback server.
         .testTarget(name: "CourierCLITests", dependencies: ["CourierLoopbackServer"], swiftSettings: strict),
         // Session: every task kind against the embedded loopback server.
-        .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCompression", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
+        .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCompression", "CourierCookies", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
                     swiftSettings: strict),
         // Session against httpbin started by scripts/httpbin/run; skipped (visibly) without it.
         .testTarget(name: "CourierHTTPBinTests", dependencies: ["Courier", "CourierTestSupport"],

@@ -177,12 +177,12 @@ public struct CookieStore: Sendable {
 
     /// S4's overlay test.
     private func overlaysSecureCookie(_ cookie: Cookie) -> Bool {
-        for (_, entries) in buckets {
-            for entry in entries {
-                let old = entry.cookie
-                guard old.isSecure, old.name == cookie.name else { continue }
-                guard CookieStore.domainMatches(old.domain, cookie.domain) || CookieStore.domainMatches(cookie.domain, old.domain) else { continue }
-                if CookieStore.pathMatches(cookie.path, old.path) { return true }
+        // Only the buckets of domains that domain-match either way: the new domain's parents
+        // (and itself) and the names below it. Bucket keys are scanned, not cookies.
+        for (domain, entries) in buckets
+        where CookieStore.domainMatches(domain, cookie.domain) || CookieStore.domainMatches(cookie.domain, domain) {
+            for entry in entries where entry.cookie.isSecure && entry.cookie.name == cookie.name {
+                if CookieStore.pathMatches(cookie.path, entry.cookie.path) { return true }
             }
         }
         return false
