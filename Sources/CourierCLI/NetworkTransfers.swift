@@ -59,6 +59,7 @@ final class NetworkTransfers: Sendable {
         c.acceptsCompressedResponses = options.compressed
         c.downloadFileMode = settings.createFileMode
         c.allowsInsecureRedirects = false
+        c.cookieJar = settings.cookieJar
         if let path = options.caCertificate { c.tls.trustRoots = .pemFile(path: path) }
         if options.insecure { c.tls.certificateVerification = .none }
         var policy: SecurityPolicy?

@@ -23,6 +23,7 @@ enum TransferKey: Hashable, Sendable {
     case jsonResponse, sanitizeNulls, offline
     case location, maxRedirects, fail, connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, resolve
     case caCertificate, insecure, pinnedPublicKey, pinnedCertificate
+    case cookie, cookieJar, junkSessionCookies
     case help, version
 }
 
@@ -34,6 +35,7 @@ struct TransferOptions: Sendable {
     private static let output = "Output"
     private static let behaviour = "Behaviour"
     private static let tls = "TLS"
+    private static let cookies = "Cookies"
     private static let general = "General"
 
     /// Every option of `courier [options] URL [URL ...]`, in help order.
@@ -116,6 +118,13 @@ struct TransferOptions: Sendable {
         OptionSpec(.pinnedCertificate, long: "pinnedcert", value: "FILE", section: tls,
                    help: "Pass only if the verified chain holds a certificate of this PEM file."),
 
+        OptionSpec(.cookie, short: "b", long: "cookie", value: "DATA|FILE", .accumulates, section: cookies,
+                   help: "\"NAME=VALUE; ...\" sent as given; or a cookie file to load (\"-\": stdin, \"\": none), which turns cookies on."),
+        OptionSpec(.cookieJar, short: "c", long: "cookie-jar", value: "FILE", section: cookies,
+                   help: "Write all cookies to FILE (\"-\": stdout) at the end, also after a failure; turns cookies on."),
+        OptionSpec(.junkSessionCookies, short: "j", long: "junk-session-cookies", section: cookies,
+                   help: "Discard the session cookies of the -b files."),
+
         OptionSpec(.help, short: "h", long: "help", section: general,
                    help: "Print this help and exit."),
         OptionSpec(.version, short: "V", long: "version", section: general,
@@ -179,6 +188,10 @@ struct TransferOptions: Sendable {
     var insecure = false
     var pinnedPublicKey: String?
     var pinnedCertificate: String?
+    // Cookies
+    var cookie: [String] = []
+    var cookieJar: String?
+    var junkSessionCookies = false
     // General
     var showsHelp = false
     var showsVersion = false
@@ -237,6 +250,9 @@ struct TransferOptions: Sendable {
         o.insecure = values.flag(.insecure)
         o.pinnedPublicKey = values.value(.pinnedPublicKey)
         o.pinnedCertificate = values.value(.pinnedCertificate)
+        o.cookie = values.all(.cookie)
+        o.cookieJar = values.value(.cookieJar)
+        o.junkSessionCookies = values.flag(.junkSessionCookies)
         o.showsHelp = values.flag(.help)
         o.showsVersion = values.flag(.version)
         o.urls = values.positionals

@@ -20,12 +20,14 @@ struct TransferRunner {
 
     func run() async -> Int32 {
         ProcessControl.ignoreBrokenPipe()
-        let settings: TransferSettings
+        var settings: TransferSettings
+        let cookies: CookieOptions
         let template: RequestTemplate
         let builder: RequestBuilder
         let writeOut: WriteOutFormatter?
         do {
             settings = try TransferSettings(options: options)
+            cookies = try CookieOptions(options: options)
             builder = RequestBuilder(options: options, environment: ProcessEnvironment.values(["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"]),
                                      boundary: RequestBuilder.makeBoundary())
             template = try builder.template()
@@ -37,6 +39,7 @@ struct TransferRunner {
             return error.code
         }
 
+        settings.cookieJar = await cookies.makeJar(verbose: options.verbose)
         let transfers: NetworkTransfers?
         let offlineSession: Session?
         do throws(CLIError) {
@@ -59,7 +62,8 @@ struct TransferRunner {
             values.url = url
             values.method = template.method.rawValue
             do throws(CLIError) {
-                let request = try builder.request(for: url, template: template)
+                var request = try builder.request(for: url, template: template)
+                cookies.apply(to: &request)
                 values.urlEffective = request.uri.redactedDescription
                 values.scheme = request.uri.scheme ?? ""
                 if let transfers {
@@ -89,6 +93,7 @@ struct TransferRunner {
             if let writeOut { emit(writeOut.render(values)) }
         }
         if let transfers { await transfers.finish() }
+        await cookies.save(settings.cookieJar, showsErrors: showsErrors)
         return exitCode
     }
 
@@ -112,6 +117,8 @@ struct TransferSettings: Sendable {
     var maxFilesize: UInt64?
     var createFileMode: UInt32 = 0o666
     var resume: Bool
+    /// The run's cookie jar (set by the runner from CookieOptions), nil with cookies off.
+    var cookieJar: CookieJar?
 
     /// - Throws: `CLIError` 2 for anything malformed or contradictory.
     init(options: TransferOptions) throws(CLIError) {
