@@ -84,7 +84,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "CourierPoolTests", dependencies: ["CourierPool"], swiftSettings: strict),
         // Go's cookiejar tables, the http-state parser and date cases, test_psl.txt, file format.
-        .testTarget(name: "CourierCookiesTests", dependencies: ["CourierCookies", "CourierURL", "CourierTestSupport"],
+        .testTarget(name: "CourierCookiesTests", dependencies: ["CourierCookies", "CourierURL", "CourierHTTP1", "CourierBytes", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierMultipartTests", dependencies: ["CourierMultipart", "CourierTestSupport"],
                     swiftSettings: strict),

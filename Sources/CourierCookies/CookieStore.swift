@@ -100,6 +100,7 @@ public struct CookieStore: Sendable {
     ///   - now: the current time, seconds since the Unix epoch.
     /// - Returns: what happened.
     public mutating func receive(setCookie field: String, from target: CookieTarget, now: Int64) -> CookieStoreResult {
+        removeExpired(now: now)
         let parsed: ParsedSetCookie
         switch SetCookieParser.parse(field, limits: limits) {
         case .success(let value): parsed = value
@@ -142,6 +143,7 @@ public struct CookieStore: Sendable {
     ///   - now: the current time, seconds since the Unix epoch.
     /// - Returns: what happened.
     public mutating func insert(_ cookie: Cookie, now: Int64) -> CookieStoreResult {
+        removeExpired(now: now)
         var cookie = cookie
         cookie.domain = ASCIICase.lowercased(cookie.domain)
         if cookie.domain.hasPrefix(".") { cookie.domain.removeFirst() }

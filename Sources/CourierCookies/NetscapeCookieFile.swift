@@ -51,9 +51,11 @@ public enum NetscapeCookieFile {
     ///   left out.
     public static func parse(_ text: String) -> [Line] {
         var lines: [Line] = []
-        // Characters, not bytes: "\r\n" is one Character, and a line break either way.
-        for rawLine in text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
+        // Lines end at LF only (a CR before it is dropped): bytes, not Characters, since "\r\n"
+        // is one Character and U+2028 or NEL inside a value is a Character line break too.
+        for rawLine in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
             var line = Substring(rawLine)
+            if line.utf8.last == UInt8(ascii: "\r") { line = Substring(line.utf8.dropLast()) }
             var isHTTPOnly = false
             if line.hasPrefix("#HttpOnly_") {
                 line = line.dropFirst("#HttpOnly_".count)
@@ -111,6 +113,7 @@ extension CookieStore {
     /// - Returns: the number of cookies stored or replaced.
     @discardableResult
     public mutating func loadNetscapeFile(_ text: String, discardingSessionCookies: Bool = false, now: Int64) -> Int {
+        removeExpired(now: now)
         var loaded = 0
         for line in NetscapeCookieFile.parse(text) {
             let cookie: Cookie

@@ -122,6 +122,23 @@ struct CookieRuleTests {
         #expect(f.field("http://x.test/", at: cap) == "")
     }
 
+    // Fuzz/Regressions/fuzz-cookies/rejected-field-kept-an-expired-cookie and
+    // comment-line-kept-an-expired-cookie: only stored fields used to collect garbage.
+    @Test("every call removes expired cookies: a refused field, a file of comments, an insert")
+    func expiredGoOnEveryCall() {
+        var store = CookieStore()
+        let site = target("http://x.test/")!
+        _ = store.receive(setCookie: "b=2; Max-Age=60", from: site, now: now)
+        #expect(store.receive(setCookie: "not a cookie", from: site, now: now + 9000) == .rejected(.missingEquals))
+        #expect(store.count == 0)
+        _ = store.receive(setCookie: "b=2; Max-Age=60", from: site, now: now)
+        #expect(store.loadNetscapeFile("# comment only\n", now: now + 9000) == 0)
+        #expect(store.count == 0)
+        _ = store.receive(setCookie: "b=2; Max-Age=60", from: site, now: now)
+        #expect(store.insert(Cookie(name: "", value: "x", domain: "x.test"), now: now + 9000) == .rejected(.emptyName))
+        #expect(store.count == 0)
+    }
+
     @Test("a cookie expires at its expiry second, not before")
     func expiryBoundary() {
         var f = Fixture()

@@ -92,7 +92,7 @@ struct NetscapeCookieFileTests {
     func roundTrip() {
         var store = CookieStore()
         let fields = ["a=1; Domain=example.com", "b=2; Path=/p; Max-Age=600", "c=3; Secure; HttpOnly", "d=\"q v\"; Path=/p/q",
-                      "e=é; Domain=www.example.com"]
+                      "e=é; Domain=www.example.com", "f=line\u{2028}separator\u{85}next"]  // Unicode line breaks are not lines
         for (i, field) in fields.enumerated() {
             _ = store.receive(setCookie: field, from: target("https://www.example.com/p/q")!, now: now + Int64(i))
         }
