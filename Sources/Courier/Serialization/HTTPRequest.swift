@@ -52,6 +52,13 @@ public struct HTTPRequest: Sendable {
     public var body: Body
     /// The request's timeout (AFNetworking's `timeoutInterval`), or nil for the session's default.
     public var timeout: Duration?
+    /// The request-target sent instead of the URI's path and query (curl's `--request-target`:
+    /// `*` for OPTIONS, a path with bytes a URI would not hold); nil: from `uri`. Kept across
+    /// redirects, as curl keeps it. It is still checked: no space, CR, LF or other control byte.
+    public var requestTarget: String? = nil
+
+    /// What goes after the method in the request line.
+    public var effectiveRequestTarget: String { requestTarget ?? uri.requestTarget }
 
     /// Creates a request.
     /// - Parameters:
