@@ -425,8 +425,18 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
         var request = request
         let isRange = (resume?.bytesOnDisk ?? 0) > 0
         if let resume, resume.bytesOnDisk > 0 {
-            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resume.bytesOnDisk)-")
-            if let validator = resume.ifRangeValidator { request.headers.replaceOrAdd(name: "If-Range", value: validator) }
+            // Where curl writes Range: first after Host and the credentials; If-Range after it.
+            var fields = request.headers.map { ($0.name, $0.value) }.filter {
+                !HTTPHeaders.namesEqual($0.0, "Range") && !HTTPHeaders.namesEqual($0.0, "If-Range")
+            }
+            var at = 0
+            while at < fields.count && (HTTPHeaders.namesEqual(fields[at].0, "Host") || HTTPHeaders.namesEqual(fields[at].0, "Authorization")) {
+                at += 1
+            }
+            var range = [("Range", "bytes=\(resume.bytesOnDisk)-")]
+            if let validator = resume.ifRangeValidator { range.append(("If-Range", validator)) }
+            fields.insert(contentsOf: range, at: at)
+            request.headers = HTTPHeaders(fields)
         }
         let prepared = request
         core.install(work: { core in
