@@ -364,6 +364,11 @@ struct RequestBuilder {
         if upload != nil { add("Expect", "100-continue") }
 
         var request = HTTPRequest(method: method, uri: uri, headers: HTTPHeaders(fields), body: body)
+        if options.http1_0 {
+            // HTTP/1.0 has no chunked coding: a body of unknown length cannot be sent (curl: 25).
+            if chunked { throw CLIError(25, "Chunky upload is not supported by HTTP 1.0") }
+            request.version = .http1_0
+        }
         if let target = options.requestTarget {
             do { try HTTPFieldValidation.validateRequestTarget(target, method: method) } catch {
                 throw CLIError(43, "invalid --request-target \"\(printable(target))\": \(error.code)")

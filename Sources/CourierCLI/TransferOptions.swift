@@ -28,7 +28,7 @@ struct OrderedValue: Sendable, Equatable {
 enum TransferKey: Hashable, Sendable {
     // The request
     case request, header, userAgent, referer, data, dataASCII, dataBinary, dataRaw, dataURLEncode, get, json, params
-    case form, formString, uploadFile, range, timeCondition, urlQuery, requestTarget, pathAsIs, url, globOff, next
+    case form, formString, uploadFile, range, timeCondition, urlQuery, requestTarget, pathAsIs, url, globOff, next, http1_0
     // Authentication
     case user, basic, anyAuth, oauth2Bearer, disallowUsernameInURL
     // Output
@@ -136,6 +136,8 @@ struct TransferOptions: Sendable {
                    help: "Send TARGET as the request-target instead of the URL's path and query."),
         OptionSpec(.pathAsIs, long: "path-as-is", section: request,
                    help: "Send the path as given: no removal of /./ and /../ segments."),
+        OptionSpec(.http1_0, short: "0", long: "http1.0", section: request,
+                   help: "Send HTTP/1.0 requests."),
         OptionSpec(.url, long: "url", value: "URL", .accumulates, section: request,
                    help: "A URL, as if given as an argument."),
         OptionSpec(.globOff, short: "g", long: "globoff", section: request,
@@ -323,6 +325,7 @@ struct TransferOptions: Sendable {
     var requestTarget: String?
     var pathAsIs = false
     var globOff = false
+    var http1_0 = false
     // Authentication
     var user: String?
     var anyAuth = false
@@ -457,6 +460,7 @@ struct TransferOptions: Sendable {
         requestTarget = values.value(.requestTarget)
         pathAsIs = values.flag(.pathAsIs)
         globOff = values.flag(.globOff)
+        http1_0 = values.flag(.http1_0)
         user = values.value(.user)
         // --basic and --anyauth: the last one given decides, as curl's CURLOPT_HTTPAUTH.
         for argument in parsed {

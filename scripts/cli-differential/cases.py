@@ -306,3 +306,8 @@ case("-C - sends If-Range with the validator an earlier run saved",
      differs_in=("req", "files"),
      check=lambda c, k: field(k, "If-Range", 1) == '"v1"' and field(c, "If-Range", 1) is None
      and k.files["f.txt"][1] == scripted_pattern(100) and c.files["f.txt"][1] == b"fresh\n" + scripted_pattern(100)[6:])
+
+case("-0 sends HTTP/1.0", ["-s", "-0", "{u}/s?body=old"])
+case("-0 with a POST", ["-s", "-0", "-d", "a=1", "{u}/echo"])
+case("-0 for two URLs", ["-s", "-0", "{u}/s?body=1", "{u}/s?body=2"])
+case("-0 -T - cannot be framed: 25", ["-s", "-0", "-T", "-", "{u}/put/"], stdin=b"x")
