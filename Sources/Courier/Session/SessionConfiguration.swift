@@ -26,6 +26,14 @@ public struct SessionConfiguration: Sendable {
     public var securityPolicy: SecurityPolicy? = nil
     /// Fixed name-to-address answers (curl `--resolve`).
     public var resolveOverrides: [ResolveOverride] = []
+    /// Where connections for a host and port go instead (curl `--connect-to`); the request, its
+    /// Host field and SNI still name the URL's host.
+    public var connectTo: [ConnectToOverride] = []
+    /// Connect over this address family only (curl `-4`, `-6`); nil: both (Happy Eyeballs).
+    public var addressFamily: IPAddress.Family? = nil
+    /// RFC 8305's Connection Attempt Delay: how long one address may try before the next starts.
+    /// Default 250 ms (curl's `--happy-eyeballs-timeout-ms` is the same idea, 200 ms).
+    public var connectionAttemptDelay: Duration = .milliseconds(250)
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
     /// Whether a download to a regular file over a plain connection moves the body from the
@@ -61,6 +69,10 @@ public struct SessionConfiguration: Sendable {
     /// (open(2)'s mode). Default 0666, so a new file is 0644 under the usual umask 022, as curl's
     /// `-o` files are. A file that existed keeps its own mode.
     public var downloadFileMode: UInt32 = 0o666
+    /// The cookie jar: it gives every request sent (each redirect hop included) its Cookie field
+    /// and takes the Set-Cookie fields of every response head. Sessions share cookies only when
+    /// given the same jar. Default none: no cookies are stored or sent (curl without `-b`/`-c`).
+    public var cookieJar: CookieJar? = nil
     /// Parser limits for responses (head size, field count, interim responses).
     public var parserLimits: HTTP1ParserLimits = .default
 

@@ -149,16 +149,24 @@ struct Transfer: Sendable {
         while true {
             try checkCancelled(request)
             let origin = try RequestPreparation.origin(of: request.uri)
-            let length = try RequestPreparation.bodyLength(request)
-            let encoded = try RequestPreparation.encodeHead(request, length: length)
-            let step = try await exchange(request, origin: origin, length: length, encoded: encoded,
+            // Cookies are computed for each hop's URL (redirects, 401 retries): `request` stays
+            // without the jar's cookies, `sent` carries them.
+            let sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
+            let length = try RequestPreparation.bodyLength(sent)
+            let encoded = try RequestPreparation.encodeHead(sent, length: length)
+            let step = try await exchange(sent, callerRequest: request, origin: origin, length: length, encoded: encoded,
                                           sink: sink, redirectsSoFar: redirects, authenticationFailures: authenticationFailures)
             switch step {
             case .final(let outcome):
                 return outcome
             case .authenticate(let credential):
                 authenticationFailures += 1
-                request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                // Where curl and RequestPreparation put credentials: first after Host.
+                if request.headers.contains(name: "Authorization") {
+                    request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                } else {
+                    request.headers = HTTPHeaders([("Authorization", credential.basicAuthorization)] + request.headers.map { ($0.name, $0.value) })
+                }
             case .redirect(let info, let prepared):
                 redirects += 1
                 guard redirects <= configuration.redirectLimit, let next = prepared else {
@@ -198,14 +206,18 @@ struct Transfer: Sendable {
     }
 
     /// One request and its response on a pooled connection.
-    private func exchange(_ request: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength, encoded: EncodedHead,
-                          sink: some ResponseSink, redirectsSoFar: Int, authenticationFailures: Int) async throws(SessionError) -> Step {
+    /// `request` is sent; `callerRequest` is the same request without the jar's cookies, from which
+    /// a redirect's next request is made.
+    private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
+                          encoded: EncodedHead, sink: some ResponseSink, redirectsSoFar: Int,
+                          authenticationFailures: Int) async throws(SessionError) -> Step {
         let url = request.uri.redactedDescription
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
-                try await self.exchange(on: connection, request: request, length: length, encoded: encoded, sink: sink,
-                                        begun: begun, redirectsSoFar: redirectsSoFar, authenticationFailures: authenticationFailures)
+                try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
+                                        sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
+                                        authenticationFailures: authenticationFailures)
             }
         } catch {
             var failure = Transfer.sessionError(error, url: url, core: core)
@@ -226,8 +238,9 @@ struct Transfer: Sendable {
         }
     }
 
-    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, length: BodyLength, encoded: EncodedHead,
-                          sink: some ResponseSink, begun: Flag, redirectsSoFar: Int, authenticationFailures: Int) async throws -> Step {
+    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
+                          encoded: EncodedHead, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
+                          authenticationFailures: Int) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
         core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
@@ -260,10 +273,12 @@ struct Transfer: Sendable {
         let info = ResponseHeadInfo(version: response.version, status: response.status, reason: response.reasonPhrase, headers: response.headers)
         let head = HTTPResponseHead(status: response.status, headers: response.headers)
         core.emit(.responseHead(info))
+        // Every response head's Set-Cookie fields, redirects and 401s included.
+        configuration.cookieJar?.receive(response.headers, for: request.uri)
 
         if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
            let location = response.headers.first(name: "Location"),
-           let next = try await redirect(to: location, from: request, head: head, info: info, redirectsSoFar: redirectsSoFar,
+           let next = try await redirect(to: location, from: callerRequest, head: head, info: info, redirectsSoFar: redirectsSoFar,
                                          body: response.body, connection: connection) {
             try await drain(response.body, connection: connection)
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
