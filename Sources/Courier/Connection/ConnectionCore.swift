@@ -115,7 +115,8 @@ final class ConnectionCore: @unchecked Sendable {
         guard let tls, handshakeWaiter != nil else { return }
         do {
             while true {
-                switch try tls.handshake() {
+                // Read in place from the receive buffer: what follows the handshake stays there.
+                switch try tls.handshake(from: &cipherBuffer) {
                 case .needsWrite:
                     output.append(.buffer(tls.pendingCiphertext()))
                 case .needsMoreData:
@@ -448,10 +449,14 @@ final class ConnectionCore: @unchecked Sendable {
         var eof = false
         do {
             if let tls {
+                // The engine reads the ciphertext where the socket put it (no copy) and leaves
+                // nothing behind but a record's unread tail; the buffer is compacted before each
+                // read so its storage is reused.
+                if cipherBuffer.readableBytes == 0 { cipherBuffer.clear() } else { cipherBuffer.discardReadBytes() }
                 switch try socket.read(into: &cipherBuffer, maxBytes: options.readSize) {
                 case .wouldBlock: return
                 case .processed(0): tls.receivedEOF(); eof = true
-                case .processed: tls.receivedCiphertext(cipherBuffer); cipherBuffer.clear()
+                case .processed: break
                 }
                 touch()
                 if handshakeWaiter != nil {
@@ -461,7 +466,7 @@ final class ConnectionCore: @unchecked Sendable {
                 var plain = ByteBuffer()
                 do {
                     readLoop: while true {
-                        switch try tls.readPlaintext(into: &plain) {
+                        switch try tls.readPlaintext(from: &cipherBuffer, into: &plain) {
                         case .bytes: continue
                         case .needsMoreData: break readLoop
                         case .closed: eof = true; break readLoop
