@@ -3,9 +3,10 @@
 // Ownership rule (style.md "Wrapping C"): every OpenSSL object CourierTLS creates or takes a
 // reference to has exactly one Swift owner, a final class whose deinit releases that one reference.
 // The owners here cover X509, EVP_PKEY, X509_STORE, SSL_SESSION, STACK_OF(X509) and SSL_CTX; the SSL
-// object (and the two memory BIOs it owns after SSL_set_bio) is owned by TLSConnection. Pointers
-// are never stored anywhere else; a caller that needs one for a C call borrows `pointer` for the
-// duration of that call, while the owner is alive.
+// object (and the ciphertext BIO it owns after SSL_set0_rbio/wbio) is owned by TLSConnection, the
+// process-wide BIO_METHOD by BIOMethodOwner. Pointers are never stored anywhere else; a caller
+// that needs one for a C call borrows `pointer` for the duration of that call, while the owner is
+// alive.
 //
 // Every owner counts itself in `TLSDebugCounters.liveObjects`, so tests can check that everything
 // created was freed.
