@@ -1,7 +1,7 @@
 // copycount: an LD_PRELOAD library that counts the bytes a whole process copies through memcpy,
 // memmove and their fortified forms (libssl/libcrypto's record copies, Swift's copyMemory and
-// array growth all end there), and writes "calls bytes" to the file named by COPYCOUNT_OUT when
-// the process ends. Copies the compiler inlines (small constant sizes) are not seen; bulk copies
+// array growth all end there), and appends "pid calls bytes" to the file named by COPYCOUNT_OUT
+// when the process ends (one line per process, children included). Copies the compiler inlines (small constant sizes) are not seen; bulk copies
 // are. Used to compare the user-space copies of a TLS download before and after a change:
 //
 //   cc -O2 -shared -fPIC -o copycount.so copycount.c -ldl
@@ -62,10 +62,10 @@ static void report(void) {
     if (atomic_exchange(&reported, 1)) return;
     const char *path = getenv("COPYCOUNT_OUT");
     if (!path) return;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd < 0) return;
-    char line[64];
-    int length = snprintf(line, sizeof line, "%lu %lu\n", atomic_load(&calls), atomic_load(&bytes));
+    char line[96];
+    int length = snprintf(line, sizeof line, "%d %lu %lu\n", (int)getpid(), atomic_load(&calls), atomic_load(&bytes));
     if (length > 0) { ssize_t ignored = write(fd, line, (size_t)length); (void)ignored; }
     close(fd);
 }

@@ -207,7 +207,7 @@ extension TLSConnection {
     private func reserveOutput(for count: Int) {
         guard count > 0 else { return }
         let records = (count + maximumRecordPlaintext - 1) / maximumRecordPlaintext
-        buffers.outbound.reserveCapacity(minimumWritableBytes: count + records * recordOverheadReserve)
+        buffers.outbound.reserveExactly(minimumWritableBytes: count + records * recordOverheadReserve)
     }
 
     /// SSL_write until every byte is in records (the BIO takes everything, so it never stops short
@@ -248,7 +248,7 @@ extension TLSConnection {
         if SSL_has_pending(ssl) == 1 { room += maximumRecordPlaintext }
         // Nothing received and nothing held: OpenSSL could only say "want read".
         if room == 0 && !transportClosed { return .needsMoreData }
-        buffer.reserveCapacity(minimumWritableBytes: max(room, 1))
+        buffer.reserveExactly(minimumWritableBytes: max(room, 1))
         var total = 0
         while true {
             if buffer.writableBytes == 0 {
@@ -306,6 +306,18 @@ extension TLSConnection {
 }
 
 extension ByteBuffer {
+    /// Makes room for `minimumWritableBytes`. An empty buffer too small for them gets storage of
+    /// exactly that size, not the next power of two that `reserveCapacity` grows to: the records
+    /// of a 64 KiB write are a little over 64 KiB, and doubling to 128 KiB would cross malloc's
+    /// mmap threshold on every write. A buffer holding bytes grows as usual (amortized).
+    mutating func reserveExactly(minimumWritableBytes: Int) {
+        if readableBytes == 0 && capacity < minimumWritableBytes {
+            self = ByteBuffer(capacity: minimumWritableBytes)
+        } else {
+            reserveCapacity(minimumWritableBytes: minimumWritableBytes)
+        }
+    }
+
     /// Moves both indices back to 0 when nothing is readable, without touching the storage (no
     /// allocation, unlike `clear()` on shared storage): the next write reuses the whole capacity.
     mutating func rewindIfDrained() {
