@@ -23,14 +23,13 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .executable(name: "courier", targets: ["CourierCLI"]),
     ],
-    // The command-line tool's argument parsing only; no library product depends on a package.
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-    ],
+    // No package dependencies at all: the command-line tool parses curl's grammar itself.
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
         .target(name: "CourierBytes", swiftSettings: strict),
-        .target(name: "CourierURL", dependencies: ["CourierBytes"], swiftSettings: strict),
+        // IDNA/IDNATables.swift is generated from Unicode's data by the script beside it.
+        .target(name: "CourierURL", dependencies: ["CourierBytes"], exclude: ["IDNA/generate_tables.py"],
+                swiftSettings: strict),
         .target(name: "CourierHTTP1", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierJSON", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierPool", swiftSettings: strict),
@@ -62,7 +61,7 @@ let package = Package(
         // `courier`: the command-line tool (design §9), with `courier bench`.
         .executableTarget(name: "CourierCLI", dependencies: [
             "Courier", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
-            "CourierTLS", "CourierURL", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CourierTLS", "CourierURL",
         ], swiftSettings: strict),
 
         // Shared test helpers (the split harness every parser test goes through).
@@ -70,8 +69,9 @@ let package = Package(
                 path: "Tests/CourierTestSupport", swiftSettings: strict),
         .testTarget(name: "CourierBytesTests", dependencies: ["CourierBytes", "CourierTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "CourierTestSupport"],
-                    swiftSettings: strict),
+        // Unicode/IdnaTestV2.txt.gz: Unicode's IDNA conformance vectors, read by the tests.
+        .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "CourierTestSupport", "CourierCompression"],
+                    exclude: ["Unicode"], swiftSettings: strict),
         .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierHTTP1", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierJSONTests", dependencies: ["CourierJSON", "CourierTestSupport"],

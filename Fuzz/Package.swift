@@ -11,7 +11,7 @@ let courier = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deleti
 let v6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let fuzzTargets = [
-    "fuzz-uri", "fuzz-percent", "fuzz-query", "fuzz-response", "fuzz-chunked", "fuzz-request", "fuzz-json", "fuzz-pool", "fuzz-multipart", "fuzz-tls", "fuzz-serialization", "fuzz-inflate",
+    "fuzz-uri", "fuzz-percent", "fuzz-query", "fuzz-response", "fuzz-chunked", "fuzz-request", "fuzz-json", "fuzz-pool", "fuzz-multipart", "fuzz-tls", "fuzz-serialization", "fuzz-inflate", "fuzz-idna",
 ]
 
 let package = Package(

@@ -44,6 +44,9 @@ public struct ByteBuffer: Sendable {
             pointer.deallocate()
             LiveObjects.destroyed(.bufferStorage)
         }
+
+        /// The storage every empty buffer starts with (never written: it is always shared).
+        @usableFromInline static let empty = Storage(capacity: 0)
     }
 
     @usableFromInline var storage: Storage
@@ -72,7 +75,9 @@ public struct ByteBuffer: Sendable {
     @inlinable
     public init(capacity: Int = 0) {
         precondition(capacity >= 0, "negative capacity")
-        storage = Storage(capacity: capacity)
+        // Empty buffers share one storage block: an empty buffer costs no allocation, and its
+        // first write allocates as any write to shared storage does.
+        storage = capacity == 0 ? Storage.empty : Storage(capacity: capacity)
         base = 0
         viewCapacity = capacity
         _readerIndex = 0
@@ -353,6 +358,11 @@ public struct ByteBuffer: Sendable {
         _writerIndex = count
     }
 
+    /// Whether this buffer is the only holder of its storage (no slice or copy shares it), so it
+    /// can be written in place. For buffer pools: a pooled buffer whose slices were all released
+    /// is free again.
+    package mutating func isUniquelyOwned() -> Bool { isKnownUniquelyReferenced(&storage) }
+
     /// The size of the storage block this buffer keeps alive: its own capacity, or the whole
     /// receive buffer it is a slice of.
     public var storageCapacity: Int { storage.capacity }
@@ -379,7 +389,7 @@ public struct ByteBuffer: Sendable {
     @inlinable
     public mutating func clear() {
         if !isKnownUniquelyReferenced(&storage) {
-            storage = Storage(capacity: viewCapacity)
+            storage = viewCapacity == 0 ? Storage.empty : Storage(capacity: viewCapacity)
             base = 0
         }
         _readerIndex = 0

@@ -41,7 +41,9 @@ enum BenchClient {
         let bytes = try await withThrowingTaskGroup(of: Int.self) { group in
             for worker in 0..<workers {
                 let share = requests / workers + (worker < requests % workers ? 1 : 0)
-                group.addTask {
+                // On the connections' loop: a pull of bytes already read is a plain call, and a
+                // wait ends in the same loop turn (no thread switch per exchange).
+                group.addTask(executorPreference: HTTP1ConnectionOptions.sharedEventLoop) {
                     var total = 0
                     var connection: HTTP1Connection?
                     for _ in 0..<share {

@@ -8,8 +8,9 @@
 //   with -C -, a DownloadTask resuming FILE in place (ResumeData.partialPath == FILE) whose
 //   validator (ETag or Last-Modified) and total length were kept in FILE's extended attribute
 //   `user.courier.validator` by an earlier run;
-// - --json-response / --sanitize-nulls: a DataTask with AFNetworking's JSON serializer; compact
-//   JSON and one newline on success, nothing on stdout on failure.
+// - --json-response / --sanitize-nulls: a DataTask with AFNetworking's JSON serializer (as a
+//   JSONDocument: no tree); compact JSON and one newline on success, nothing on stdout on
+//   failure. Any JSON value is accepted at the top level (`null` prints `null`).
 // -f: a status >= 400 prints no body and exits 22. SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the
 // running task (which removes its temporary file; a -C - partial file keeps what arrived) and the
 // process ends by the same signal (TransferRunner).
@@ -102,6 +103,10 @@ final class NetworkTransfers: Sendable {
 
     func perform(_ request: HTTPRequest, index: Int, values: inout WriteOutValues) async throws(CLIError) {
         let observed = ObservedEvents(verbose: options.verbose)
+        if options.verbose, let host = request.uri.host, host.unicodeDescription != host.description {
+            // DNS, TLS, the Host field and cookies all use the ASCII form (docs/url.md).
+            StandardStreams.writeError("* International host name \(host.unicodeDescription) converted to \(host.text)\n")
+        }
         progress?.transferStarted()
         defer { progress?.transferEnded() }
         let output = index < options.output.count ? options.output[index] : nil
@@ -305,7 +310,9 @@ final class NetworkTransfers: Sendable {
     // MARK: --json-response
 
     private func jsonTransfer(_ request: HTTPRequest, observed: ObservedEvents, values: inout WriteOutValues) async throws(CLIError) {
-        let serializer = JSONResponseSerializer(removesKeysWithNullValues: options.sanitizeNulls)
+        // A document, not a tree: the output is written from its tape in 64 KiB pieces, so a large
+        // body costs the body plus its tape (a fraction of it), not a tree many times its size.
+        let serializer = JSONDocumentResponseSerializer(removesKeysWithNullValues: options.sanitizeNulls)
         let task = session.dataTask(with: request, serializer: serializer)
         task.setObserver(observed.observe)
         if let progress { task.setProgressHandler(upload: nil, download: { progress.update($0) }) }
@@ -322,13 +329,15 @@ final class NetworkTransfers: Sendable {
         switch response.result {
         case .failure(let error):
             throw mapped(error)
-        case .success(let value):
+        case .success(let document):
             if options.include { for head in observed.heads { try writeStdout(Trace.headText(head)) } }
-            guard let value else { return }
-            var out = ByteBuffer()
-            JSONWriter.write(value, into: &out)
-            out.writeString("\n")
-            try writeStdout(out)
+            guard let document else { return }
+            try JSONWriter.write(document.root) { (chunk) throws(CLIError) in
+                var piece = ByteBuffer(capacity: chunk.count)
+                piece.writeBytes(chunk)
+                try writeStdout(piece)
+            }
+            try writeStdout("\n")
         }
     }
 

@@ -201,6 +201,8 @@ struct RequestBuilder {
         if !hasScheme(text) { candidate = "http://" + text }
         let uri: URI
         do { uri = try URI(parsing: candidate) } catch {
+            // curl's words for a host libidn2 refuses, with the label and the UTS #46 rule.
+            if let idna = error.idna { throw CLIError(3, "Failed to convert host to ACE; \(idna)") }
             throw CLIError(3, "URL using bad/illegal format or missing URL")
         }
         guard let scheme = uri.scheme, scheme == "http" || scheme == "https" else {

@@ -9,7 +9,7 @@
 // line in a single pass (token name, colon, OWS, field-value bytes eight at a time, CRLF). It can
 // only accept: whenever it meets anything else — a malformed byte, or the end of the bytes
 // received — it hands over to the general path, which finds the LF with an 8-bytes-at-a-time
-// search, checks that a CR precedes it, and only then validates the complete line and reports
+// search (16 bytes at a time, SIMD16), checks that a CR precedes it, and only then validates the complete line and reports
 // the first fault. Errors therefore come only from complete lines, whichever path ran, so the
 // outcome never depends on where the input was cut. Between calls the scanner remembers where
 // the current line started and how far the LF search got, so input that trickles in byte by
@@ -137,6 +137,14 @@ struct FieldBlockScanner: Sendable {
     @inline(__always)
     static func findLineFeed(_ base: UnsafeRawPointer, from: Int, to end: Int) -> Int? {
         var i = from
+        // Sixteen bytes at a time (SIMD16: one compare, then the first set lane).
+        let lineFeed = ByteVector(repeating: 0x0A)
+        while i &+ 16 <= end {
+            // SAFETY: i + 16 <= end <= the number of readable bytes at `base`.
+            let lane = ByteVectors.firstLane(ByteVectors.load(base + i) .== lineFeed)
+            if lane < 16 { return i &+ lane }
+            i &+= 16
+        }
         // Eight bytes at a time: a byte of `x` is zero exactly where the word holds LF; the
         // lowest flagged byte is always a true match (false positives only occur above one).
         while i &+ 8 <= end {
@@ -188,7 +196,9 @@ struct FieldBlockScanner: Sendable {
         while i < end && ASCII.isWhitespace(base.load(fromByteOffset: i, as: UInt8.self)) { i &+= 1 }
         let valueStart = i
         while true {
-            // Eight bytes at a time while none is below 0x20 or 0x7F (see validateFieldValue).
+            // Sixteen, then eight bytes at a time while none is below 0x20 or 0x7F (see
+            // validateFieldValue).
+            i = firstControlOrDelete(base, from: i, to: end)
             while i &+ 8 <= end {
                 let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 let below20 = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
@@ -260,9 +270,9 @@ struct FieldBlockScanner: Sendable {
     static func validateFieldValue(
         _ base: UnsafeRawPointer, start: Int, end: Int, errorBase: Int, _ classes: ByteClasses
     ) throws(HTTPParserError) {
-        var i = start
-        // Fast path: eight bytes at a time, leaving to the byte loop any word that holds a byte
-        // below 0x20 (CTL, or HTAB which is allowed) or 0x7F (DEL).
+        // Fast path: sixteen, then eight bytes at a time, leaving to the byte loop any byte below
+        // 0x20 (CTL, or HTAB which is allowed) or 0x7F (DEL).
+        var i = firstControlOrDelete(base, from: start, to: end)
         while i &+ 8 <= end {
             // SAFETY: i + 8 <= end, inside the line.
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
@@ -280,6 +290,22 @@ struct FieldBlockScanner: Sendable {
             }
             i &+= 1
         }
+    }
+
+    /// The first position in `from..<end` (16 bytes at a time) holding a byte below 0x20 or DEL,
+    /// or the position where fewer than 16 bytes remain.
+    @inline(__always)
+    static func firstControlOrDelete(_ base: UnsafeRawPointer, from: Int, to end: Int) -> Int {
+        var i = from
+        let space = ByteVector(repeating: 0x20), delete = ByteVector(repeating: 0x7F)
+        while i &+ 16 <= end {
+            // SAFETY: i + 16 <= end <= the number of readable bytes at `base`.
+            let v = ByteVectors.load(base + i)
+            let lane = ByteVectors.firstLane((v .< space) .| (v .== delete))
+            if lane < 16 { return i &+ lane }
+            i &+= 16
+        }
+        return i
     }
 
     // MARK: Versions

@@ -222,6 +222,23 @@ public struct HTTP1ClientConnection: Sendable {
         }
     }
 
+    /// Moves the bytes received but not yet consumed (a partial head, the start of a chunk-size
+    /// line) to the end of `target`, so the shell can read the next bytes right after them into
+    /// a buffer of its choosing and hand that buffer back whole with `receivedBytes` — the tail
+    /// is copied, not the whole of the next read.
+    /// - Parameter target: an empty buffer the next read will fill.
+    public mutating func moveUnconsumedBytes(into target: inout ByteBuffer) {
+        guard buffer.readableBytes > 0 else { return }
+        target.writeBuffer(buffer)
+        buffer = ByteBuffer()
+    }
+
+    /// Lets go of the receive buffer once every byte of it was consumed, so an idle connection
+    /// keeps no buffer (a pooled one goes back to its pool).
+    public mutating func releaseBufferIfConsumed() {
+        if buffer.readableBytes == 0 && buffer.capacity > 0 { buffer = ByteBuffer() }
+    }
+
     /// Reports that the peer closed the connection (end of input).
     /// - Throws: the connection's error if it failed.
     public mutating func connectionClosed() throws(HTTPParserError) {

@@ -1,7 +1,9 @@
 // CourierJSONDecoder: Decodable values from JSON, without Foundation.
 //
-// The shape of Foundation's JSONDecoder: parse into a JSONValue, then walk it with keyed,
-// unkeyed and single-value containers. Behaviour follows Foundation where it is specified:
+// The shape of Foundation's JSONDecoder: keyed, unkeyed and single-value containers over the
+// parsed JSON — straight from a JSONDocument's tape for bytes and documents (JSONTapeDecoder.swift,
+// no tree in between), or over a JSONValue given by the caller. Behaviour follows Foundation
+// where it is specified, identically on both paths:
 //   * a missing key → DecodingError.keyNotFound; null for a non-optional → .valueNotFound; the
 //     wrong kind of value → .typeMismatch; a number that does not fit the requested type →
 //     .dataCorrupted ("Number 300 does not fit in UInt8.") — all with the full coding path;
@@ -56,7 +58,7 @@ public struct CourierJSONDecoder: Sendable {
     /// - Throws: `DecodingError.dataCorrupted` (with the `JSONError` as underlying error) for
     ///   invalid JSON, or the `DecodingError` of the failing decode.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try decode(type, from: try parse { (parser) throws(JSONError) in try parser.parse(bytes) })
+        try decode(type, input: .array(bytes))
     }
 
     /// Decodes a value from the readable bytes of a buffer.
@@ -66,7 +68,57 @@ public struct CourierJSONDecoder: Sendable {
     /// - Returns: the value.
     /// - Throws: as `decode(_:from:)` for bytes.
     public func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
-        try decode(type, from: try parse { (parser) throws(JSONError) in try parser.parse(buffer) })
+        try decode(type, input: .buffer(buffer))
+    }
+
+    /// Decodes a value from a parsed document, straight from its tape.
+    /// - Parameters:
+    ///   - type: the type to decode.
+    ///   - document: the document (its root is decoded).
+    /// - Returns: the value.
+    /// - Throws: the `DecodingError` of the failing decode.
+    public func decode<T: Decodable>(_ type: T.Type, from document: JSONDocument) throws -> T {
+        try decode(type, from: document.root)
+    }
+
+    /// Decodes a value from a value of a parsed document, straight from its tape.
+    /// - Parameters:
+    ///   - type: the type to decode.
+    ///   - value: the document value.
+    /// - Returns: the value.
+    /// - Throws: the `DecodingError` of the failing decode.
+    public func decode<T: Decodable>(_ type: T.Type, from value: JSONDocument.Value) throws -> T {
+        let document = value.document
+        return try document.input.withBytes { (base, count) throws -> T in
+            let decoder = _JSONTapeDecoder(reader: JSONTapeReader(base: base, count: count, storage: document.storage),
+                                           index: value.index, options: options, document: document)
+            return try decoder.unbox(value.index, as: T.self, key: nil)
+        }
+    }
+
+    /// Parses into a tape and decodes from it (no tree), or through the reference parser's tree
+    /// for inputs beyond a document's size.
+    private func decode<T: Decodable>(_ type: T.Type, input: JSONInput) throws -> T {
+        guard input.count <= JSONDocument.maximumInputSize else {
+            let tree = try parse { (parser) throws(JSONError) in
+                try input.withBytes { (base, count) throws(JSONError) in
+                    try JSONReferenceParser(limits: parser.limits).parse(UnsafeRawBufferPointer(start: base, count: count))
+                }
+            }
+            return try decode(type, from: tree)
+        }
+        let storage = JSONTapeStorage()
+        return try input.withBytes { (base, count) throws -> T in
+            do {
+                try JSONTapeBuilder.build(base, count: count, options: JSONDocument.Options(limits: limits), into: storage)
+            } catch {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: [], debugDescription: "The given data was not valid JSON (\(error)).", underlyingError: error))
+            }
+            let decoder = _JSONTapeDecoder(reader: JSONTapeReader(base: base, count: count, storage: storage),
+                                           index: 0, options: options, document: nil)
+            return try decoder.unbox(0, as: T.self, key: nil)
+        }
     }
 
     /// Decodes a value from JSON text in a string.
@@ -134,7 +186,7 @@ final class _JSONDecoderImpl: Decoder {
         guard case .array(let elements) = value else {
             throw mismatch([Any].self, value, path: codingPath)
         }
-        return _JSONUnkeyedDecodingContainer(decoder: self, elements: elements)
+        return _JSONUnkeyedDecodingContainer(decoder: self, elements: elements.elements)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {

@@ -152,7 +152,7 @@ final class _JSONEncodingNode {
         switch content {
         case .empty: return topLevel ? nil : .object(JSONObject())
         case .value(let value): return value
-        case .array(let elements): return .array(elements.map { $0.jsonValue()! })
+        case .array(let elements): return .array(JSONArray(elements.map { $0.jsonValue()! }))
         case .object(let names, let nodes):
             return .object(JSONObject(names.map { JSONObject.Member(key: $0, value: nodes[$0]!.jsonValue()!) }))
         }

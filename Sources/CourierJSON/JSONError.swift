@@ -51,6 +51,10 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
         /// More nested arrays and objects than `JSONParser.Limits.maxDepth`. Offset: the `[` or
         /// `{` that would open one level too many.
         public static let depthLimitExceeded = Code("depthLimitExceeded")
+        /// The input is longer than `JSONDocument.maximumInputSize` (256 MiB − 1), the most a
+        /// document's 29-bit tape payloads can address. Offset: that size. (`JSONParser` and
+        /// `JSONNullSanitizer` have no such limit.)
+        public static let documentTooLarge = Code("documentTooLarge")
 
         /// The stable name.
         public var description: String { rawValue }

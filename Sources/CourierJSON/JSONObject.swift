@@ -24,12 +24,41 @@ public struct JSONObject: Sendable, Hashable {
         }
     }
 
+    /// The members, in a box whose `deinit` frees deep trees without recursion (JSONArray.swift).
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+        // SAFETY: mutated only through a uniquely referenced box (copy-on-write).
+        @usableFromInline var members: [Member]
+
+        @usableFromInline
+        init(_ members: [Member]) { self.members = members }
+
+        deinit { JSONTeardown.dismantle(&members) }
+    }
+
+    @usableFromInline var storage: Storage
+
     /// The members in order.
-    public var members: [Member]
+    @inlinable
+    public var members: [Member] {
+        get { storage.members }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.members) }
+            yield &storage.members
+        }
+    }
 
     /// Creates an object.
     /// - Parameter members: the members, in order.
-    public init(_ members: [Member] = []) { self.members = members }
+    public init(_ members: [Member] = []) { storage = Storage(members) }
+
+    /// Equal when the members are, in order.
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.members == rhs.storage.members
+    }
+
+    /// Hashes the members.
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.members) }
 
     /// The number of members (duplicates counted).
     public var count: Int { members.count }

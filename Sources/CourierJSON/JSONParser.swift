@@ -1,25 +1,9 @@
-// JSONParser: a whole-input, strict RFC 8259 parser that builds a JSONValue.
+// JSONParser: a whole-input, strict RFC 8259 parser that builds a JSONValue tree: a JSONDocument
+// parse (the vector path: JSONStructuralScanner, JSONTapeBuilder) converted to a tree, or, for
+// inputs beyond a document's size limit, the scalar JSONReferenceParser.
 //
-// What this file owns: the structural grammar (RFC 8259 §2, §4, §5) and tree building. Tokens come
-// from JSONScanner, shared with the streaming null sanitizer.
-//
-//   JSON-text = ws value ws                 (§2; any value at top level, scalars included)
-//   object    = { ws [ member *( ws , ws member ) ] ws }      member = string ws : ws value
-//   array     = [ ws [ value *( ws , ws value ) ] ws ]
-//
-// Theory of operation: no recursion. Open containers are frames on an explicit stack (bounded by
-// Limits.maxDepth), so hostile nesting costs heap, never call stack. Finished values wait on one
-// value stack; an object's member names wait on a parallel key stack (JSONBuildStack). Closing a
-// container moves its slice of the stacks into a new array or object in one step, without
-// retaining or releasing anything. Repeated short strings come from JSONStringCache.
-//
-// Invariants:
-//   * depth (the open frames: `top` and `outer`) <= limits.maxDepth.
-//   * For the open object frame f: keyCount - f.keyStart == valueCount - f.valueStart, except
-//     between reading a member name and finishing its value, when keys has one more.
-//   * With removesNullValues, a null inside a container is never pushed (and its key is popped),
-//     which is AFNetworking's removesKeysWithNullValues plus Courier's fix for arrays.
-//   * Errors are final: parse either returns a complete value or throws.
+// The grammar, the limits and the errors are the reference's (docs/json.md); both paths give the
+// same tree or the same error for every input (the tests and fuzz-json check it).
 
 import CourierBytes
 
@@ -63,9 +47,15 @@ public struct JSONParser: Sendable {
     /// - Returns: the value.
     /// - Throws: `JSONError` with the code and byte offset of the first problem.
     public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { throw JSONError(.emptyInput, offset: 0) }
-        var scanner = JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        return try parseDocument(&scanner)
+        guard bytes.count <= JSONDocument.maximumInputSize else {
+            // Beyond what a tape addresses: the scalar parser builds the tree directly.
+            return try JSONReferenceParser(limits: limits, removesNullValues: removesNullValues).parse(bytes)
+        }
+        let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? JSONInput.empty
+        let storage = JSONTapeStorage()
+        try JSONTapeBuilder.build(base, count: bytes.count,
+                                  options: JSONDocument.Options(limits: limits, removesNullValues: removesNullValues), into: storage)
+        return JSONTapeReader(base: base, count: bytes.count, storage: storage).jsonValue(at: 0)
     }
 
     /// Parses one complete JSON text.
@@ -113,163 +103,5 @@ public struct JSONParser: Sendable {
     /// - Throws: `JSONError`.
     public static func parse(_ bytes: [UInt8], limits: Limits = Limits()) throws(JSONError) -> JSONValue {
         try JSONParser(limits: limits).parse(bytes)
-    }
-
-    // MARK: The driver
-
-    private struct Frame {
-        var isObject: Bool
-        var valueStart: Int
-        var keyStart: Int
-    }
-
-    private func parseDocument(_ s: inout JSONScanner) throws(JSONError) -> JSONValue {
-        s.skipWhitespace()
-        guard !s.isAtEnd else { throw JSONError(.emptyInput, offset: s.count) }
-
-        // The innermost open container is `top` (meaningful when depth > 0); the ones around it
-        // wait on `outer`, so the per-value path touches no array.
-        var depth = 0
-        var top = Frame(isObject: false, valueStart: 0, keyStart: 0)
-        var outer: [Frame] = []
-        var stack = JSONBuildStack()
-        var cache = JSONStringCache(base: s.base, count: s.count)
-        defer {
-            stack.destroy()
-            cache.destroy()
-        }
-        var scratch: [UInt8] = []
-        let maxDepth = limits.maxDepth
-        let dropNulls = removesNullValues
-
-        // Set when a member name comes before the next value (read at one place, at the loop top).
-        var atMemberName = false
-
-        nextValue: while true {
-            if atMemberName {
-                // A member name (whitespace skipped) and the colon after it, written out here
-                // rather than called: the compiler does not inline a helper this size into the loop.
-                atMemberName = false
-                guard !s.isAtEnd else { throw s.endOfInput() }
-                guard s.current == UInt8(ascii: "\"") else { throw s.fail(.unexpectedByte, at: s.position) }
-                stack.pushKey(try makeKey(&s, &cache, &scratch))
-                s.skipWhitespace()
-                guard !s.isAtEnd else { throw s.endOfInput() }
-                guard s.current == UInt8(ascii: ":") else { throw s.fail(.unexpectedByte, at: s.position) }
-                s.position &+= 1
-                s.skipWhitespace()
-            }
-            // A value starts at the cursor (whitespace already skipped).
-            guard !s.isAtEnd else { throw s.endOfInput() }
-            var value: JSONValue
-            switch s.current {
-            case UInt8(ascii: "{"):
-                guard depth < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
-                s.position &+= 1
-                s.skipWhitespace()
-                guard !s.isAtEnd else { throw s.endOfInput() }
-                if s.current == UInt8(ascii: "}") {
-                    s.position &+= 1
-                    value = .object(JSONObject())
-                } else {
-                    if depth > 0 { outer.append(top) }
-                    depth &+= 1
-                    top = Frame(isObject: true, valueStart: stack.valueCount, keyStart: stack.keyCount)
-                    atMemberName = true
-                    continue nextValue
-                }
-            case UInt8(ascii: "["):
-                guard depth < maxDepth else { throw s.fail(.depthLimitExceeded, at: s.position) }
-                s.position &+= 1
-                s.skipWhitespace()
-                guard !s.isAtEnd else { throw s.endOfInput() }
-                if s.current == UInt8(ascii: "]") {
-                    s.position &+= 1
-                    value = .array([])
-                } else {
-                    if depth > 0 { outer.append(top) }
-                    depth &+= 1
-                    top = Frame(isObject: false, valueStart: stack.valueCount, keyStart: stack.keyCount)
-                    continue nextValue
-                }
-            case UInt8(ascii: "\""):
-                value = .string(try makeString(&s, &scratch))
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                let range = try s.scanNumberFast()
-                // SAFETY: range lies within the input (scanNumber only advances over read bytes).
-                value = .number(JSONNumber(uncheckedBytes: s.base + range.lowerBound, count: range.count,
-                                           available: s.count &- range.lowerBound))
-            case UInt8(ascii: "t"):
-                try s.scanTrue()
-                value = .bool(true)
-            case UInt8(ascii: "f"):
-                try s.scanFalse()
-                value = .bool(false)
-            case UInt8(ascii: "n"):
-                try s.scanNull()
-                value = .null
-            default:
-                throw s.fail(.unexpectedByte, at: s.position)
-            }
-
-            // The value is complete: hand it to the open container, closing containers as far as
-            // the input closes them.
-            while true {
-                guard depth > 0 else {
-                    s.skipWhitespace()
-                    guard s.isAtEnd else { throw s.fail(.trailingData, at: s.position) }
-                    return value
-                }
-                if dropNulls, case .null = value {
-                    if top.isObject { stack.popKey() }
-                } else {
-                    stack.push(consume value)
-                }
-                s.skipWhitespace()
-                guard !s.isAtEnd else { throw s.endOfInput() }
-                let byte = s.current
-                if byte == UInt8(ascii: ",") {
-                    s.position &+= 1
-                    s.skipWhitespace()
-                    atMemberName = top.isObject
-                    continue nextValue
-                }
-                if byte == (top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
-                    s.position &+= 1
-                    if top.isObject {
-                        value = .object(JSONObject(stack.moveMembers(valueStart: top.valueStart, keyStart: top.keyStart)))
-                    } else {
-                        value = .array(stack.moveArray(from: top.valueStart))
-                    }
-                    depth &-= 1
-                    if depth > 0 { top = outer.removeLast() }
-                    continue
-                }
-                throw s.fail(.unexpectedByte, at: s.position)
-            }
-        }
-    }
-
-    /// Scans a member name at the cursor and takes its `String` from the cache (or builds it
-    /// once). Only names go through the cache: values are far more often unique (ids, dates,
-    /// texts) and would evict the names, which repeat in every record.
-    @inline(__always)
-    private func makeKey(_ s: inout JSONScanner, _ cache: inout JSONStringCache, _ scratch: inout [UInt8]) throws(JSONError) -> String {
-        let scanned = try s.scanString(scratch: &scratch)
-        if scanned.isDecoded {
-            return String(decoding: scratch, as: UTF8.self)
-        }
-        return cache.string(start: scanned.start, length: scanned.end &- scanned.start)
-    }
-
-    /// Scans a string at the cursor and builds its `String` once.
-    @inline(__always)
-    private func makeString(_ s: inout JSONScanner, _ scratch: inout [UInt8]) throws(JSONError) -> String {
-        let scanned = try s.scanString(scratch: &scratch)
-        if scanned.isDecoded {
-            return String(decoding: scratch, as: UTF8.self)
-        }
-        // SAFETY: start..<end lies within the input; the content was validated as UTF-8.
-        return JSONStringCache.make(s.base + scanned.start, scanned.end &- scanned.start)
     }
 }

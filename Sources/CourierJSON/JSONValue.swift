@@ -15,8 +15,8 @@ public enum JSONValue: Sendable, Hashable {
     case number(JSONNumber)
     /// A string (always valid Unicode: the parser rejects ill-formed UTF-8 and lone surrogates).
     case string(String)
-    /// An array.
-    case array([JSONValue])
+    /// An array (its elements in a box that frees deep trees without recursion).
+    case array(JSONArray)
     /// An object, members in insertion order.
     case object(JSONObject)
 
@@ -46,7 +46,7 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The elements, when this is an array.
     public var arrayValue: [JSONValue]? {
-        if case .array(let value) = self { return value }
+        if case .array(let value) = self { return value.elements }
         return nil
     }
 
@@ -110,7 +110,7 @@ extension JSONValue: ExpressibleByStringLiteral {
 
 extension JSONValue: ExpressibleByArrayLiteral {
     /// An array literal.
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(JSONArray(elements)) }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
@@ -135,6 +135,10 @@ extension JSONValue: Codable {
             self = ours.value
             return
         }
+        if let tape = decoder as? _JSONTapeDecoder {
+            self = tape.reader.jsonValue(at: tape.index)
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -147,7 +151,7 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
+            self = .array(JSONArray(value))
         } else if let value = try? container.decode([String: JSONValue].self) {
             self = .object(JSONObject(value.map { JSONObject.Member(key: $0.key, value: $0.value) }))
         } else {

@@ -93,7 +93,7 @@ public enum JSONWriter {
                     writeStatic("[]", to: &sink)
                 } else {
                     sink.write(UInt8(ascii: "["))
-                    stack.append(.array(elements, next: 0))
+                    stack.append(.array(elements.elements, next: 0))
                 }
             case .object(let object):
                 if object.isEmpty {

@@ -316,6 +316,16 @@ public struct PoolStateMachine: Sendable {
     /// - Returns: the number of connections.
     public func connectionCount(for key: PoolKey) -> Int { origins[key]?.connectionCount ?? 0 }
 
+    /// Whether `connection` sits idle in its key's stack (not connecting, not leased, not closed).
+    /// The shell asks before reporting a close it saw on its own: an idle connection leaves the
+    /// pool at once, while a leased one reports through its exchange.
+    /// - Parameter connection: the connection.
+    /// - Returns: whether it is idle.
+    public func isIdle(_ connection: ConnectionID) -> Bool {
+        if case .idle? = connections[connection]?.state { return true }
+        return false
+    }
+
     /// Idle connections of a key.
     /// - Parameter key: the pool key.
     /// - Returns: the number of idle connections.

@@ -13,8 +13,16 @@
 // - Timers: a min-heap of CLOCK_MONOTONIC deadlines (TimerQueue) that sets the epoll_wait timeout,
 //   rounded up to whole milliseconds so a timer never fires early.
 // - Cross-thread work: `execute` appends to a mutex-protected queue and writes the eventfd, once
-//   per batch (a `wakePending` flag), to interrupt epoll_wait.
-// - One turn: wait → dispatch I/O events → fire due timers → run queued tasks.
+//   per batch (a `wakePending` flag), to interrupt epoll_wait. Work queued from the loop thread
+//   itself goes to a loop-local queue: no lock, no wake-up.
+// - The loop is a Swift executor (SerialExecutor and TaskExecutor, SE-0392 / SE-0417, as
+//   swift-nio's loops are): a task whose executor preference is the loop, or an actor whose
+//   executor it is, runs its jobs here. A continuation resumed by an I/O handler re-enqueues its
+//   task on the loop, and the job runs in the same turn: moving bytes from a socket to a consumer
+//   on the loop needs no thread switch.
+// - One turn: wait → dispatch I/O events → fire due timers → run queued work (closures and jobs)
+//   until the queues are empty or a budget of items has run; a spent budget makes the next wait
+//   a poll, so I/O is never starved by work that keeps re-queuing itself.
 //
 // Invariant (why `@unchecked Sendable` is sound): the fields marked "loop thread" are touched only
 // on the loop thread — every method that touches them begins with `assertInEventLoop()` (checked
@@ -86,8 +94,14 @@ public final class EventLoop: @unchecked Sendable {
 
     private enum State { case running, stopping, stopped }
 
+    /// Queued work: a closure from `execute`, or a Swift job from the executor conformance.
+    private enum Work {
+        case closure(@Sendable () -> Void)
+        case job(UnownedJob)
+    }
+
     private struct Shared {
-        var tasks: [@Sendable () -> Void] = []
+        var tasks: [Work] = []
         var wakePending = false
         var state = State.running
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
@@ -116,6 +130,13 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerQueue()
     private var promises: [UInt64: any AbandonablePromise] = [:]
     private var cancelledBeforeStart: Set<UInt64> = []
+    /// The receive buffers of this loop's connections (loop thread only).
+    public private(set) lazy var receiveBuffers = ReceiveBufferPool(loop: self)
+    /// Work queued from the loop thread itself, run in order after the I/O of the turn.
+    private var localWork: [Work] = []
+    private var draining: [Work] = []
+    /// At most this many queued items run per turn before the loop polls for I/O again.
+    private static let workBudget = 4096
 
     /// Creates the loop and starts its thread. Call `shutdown()` when done: the thread keeps the
     /// loop alive until then.
@@ -161,15 +182,23 @@ public final class EventLoop: @unchecked Sendable {
     /// - Returns: false when the loop has shut down and `task` was dropped.
     @discardableResult
     public func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
-        let onLoop = inEventLoop
+        enqueue(.closure(task))
+    }
+
+    private func enqueue(_ work: Work) -> Bool {
+        if inEventLoop {
+            // The loop runs until `finish` has drained the local queue: work queued by the loop
+            // itself is never refused.
+            localWork.append(work)
+            return true
+        }
         return shared.withLock { s in
             switch s.state {
-            case .stopped: return false
-            case .stopping where !onLoop: return false
-            case .running, .stopping: break
+            case .stopped, .stopping: return false
+            case .running: break
             }
-            s.tasks.append(task)
-            if !onLoop && !s.wakePending {
+            s.tasks.append(work)
+            if !s.wakePending {
                 s.wakePending = true
                 // Signalled under the lock: the loop closes wakeFD under the same lock once
                 // stopped, so the descriptor is still ours here.
@@ -409,7 +438,7 @@ public final class EventLoop: @unchecked Sendable {
         while true {
             let (hasTasks, stopping) = shared.withLock { ($0.tasks.isEmpty == false, $0.state != .running) }
             var timeout: CInt = -1
-            if hasTasks || stopping {
+            if hasTasks || stopping || !localWork.isEmpty {
                 timeout = 0
             } else if let deadline = timers.nextDeadline() {
                 timeout = (deadline - .now()).timeoutMilliseconds
@@ -431,16 +460,40 @@ public final class EventLoop: @unchecked Sendable {
                 handler.body(EventLoop.events(from: event.events))
             }
             fireDueTimers()
-            let (tasks, finished) = shared.withLock { s -> ([@Sendable () -> Void], Bool) in
-                let tasks = s.tasks
-                s.tasks.removeAll(keepingCapacity: true)
-                s.wakePending = false
-                return (tasks, s.state == .stopping && tasks.isEmpty)
-            }
-            for task in tasks { task() }
-            if finished { break }
+            if runQueuedWork() { break }
         }
         finish()
+    }
+
+    /// Runs queued work — from other threads and from the loop itself, including what that work
+    /// queues — until both queues are empty or the budget is spent. Returns whether the loop is
+    /// stopping with nothing left to run.
+    private func runQueuedWork() -> Bool {
+        var budget = EventLoop.workBudget
+        while budget > 0 {
+            swap(&draining, &localWork)
+            shared.withLock { s in
+                draining.append(contentsOf: s.tasks)
+                s.tasks.removeAll(keepingCapacity: true)
+                s.wakePending = false
+            }
+            if draining.isEmpty {
+                return shared.withLock { $0.state == .stopping && $0.tasks.isEmpty } && localWork.isEmpty
+            }
+            budget -= draining.count
+            for work in draining { run(work) }
+            draining.removeAll(keepingCapacity: true)
+        }
+        return false
+    }
+
+    private func run(_ work: Work) {
+        switch work {
+        case .closure(let body):
+            body()
+        case .job(let job):
+            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        }
     }
 
     private func fireDueTimers() {
@@ -463,13 +516,14 @@ public final class EventLoop: @unchecked Sendable {
         // Run what those handlers queued (the loop thread may still queue while stopping).
         var rounds = 0
         while rounds < 1000 {
-            let tasks = shared.withLock { s in
-                let tasks = s.tasks
+            var work = localWork
+            localWork.removeAll()
+            shared.withLock { s in
+                work.append(contentsOf: s.tasks)
                 s.tasks.removeAll()
-                return tasks
             }
-            if tasks.isEmpty { break }
-            for task in tasks { task() }
+            if work.isEmpty { break }
+            for item in work { run(item) }
             rounds += 1
         }
         handlers.removeAll()
@@ -494,5 +548,32 @@ public final class EventLoop: @unchecked Sendable {
         if mask & Sys.epollHangUp != 0 { events.insert(.hangUp) }
         if mask & Sys.epollReadHangUp != 0 { events.insert(.readHangUp) }
         return events
+    }
+}
+
+// MARK: - The loop as a Swift executor
+
+extension EventLoop: SerialExecutor, TaskExecutor {
+    /// Runs `job` on the loop thread, after the work already queued.
+    /// - Parameter job: a job of a task whose executor preference is this loop, or of an actor
+    ///   isolated to it.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if !enqueue(.job(job)) {
+            // A stopped loop runs nothing more; a job must still run somewhere, or its task (and
+            // whoever awaits it) hangs: the global executor takes it.
+            globalConcurrentExecutor.enqueue(job)
+        }
+    }
+
+    /// This loop as an unowned serial executor.
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+
+    /// This loop as an unowned task executor.
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
+
+    /// Traps unless called on the loop thread (the runtime's isolation check).
+    public func checkIsolated() {
+        precondition(inEventLoop, "expected to run on the event loop \(name)")
     }
 }

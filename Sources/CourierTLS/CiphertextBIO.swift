@@ -35,8 +35,8 @@ final class CiphertextBuffers {
     var outbound: ByteBuffer
 
     init() {
-        inbound = emptyBuffer
-        outbound = emptyBuffer
+        inbound = ByteBuffer()
+        outbound = ByteBuffer()
     }
 
     /// The buffers of `bio`.
@@ -60,10 +60,6 @@ final class CiphertextBuffers {
         return n
     }
 }
-
-/// An empty buffer whose storage every empty `CiphertextBuffers` side shares, so emptying one
-/// allocates nothing (the first write into it allocates, as it would for a fresh buffer).
-let emptyBuffer = ByteBuffer()
 
 enum CiphertextBIO {
     /// The process-wide method table.

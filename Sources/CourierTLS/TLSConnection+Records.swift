@@ -90,7 +90,7 @@ extension TLSConnection {
     /// - Returns: the bytes, empty when there are none.
     public func pendingCiphertext() -> ByteBuffer {
         let taken = buffers.outbound
-        buffers.outbound = emptyBuffer
+        buffers.outbound = ByteBuffer()  // shares the one empty storage: no allocation
         return taken
     }
 
@@ -232,8 +232,9 @@ extension TLSConnection {
     ///
     /// Post-handshake messages (TLS 1.3 session tickets, key updates) are processed on the way; a
     /// key update may queue a reply, so check `hasPendingCiphertext` afterwards.
-    /// - Parameter buffer: receives plaintext at its writer index. Room for all of it is reserved
-    ///   once, before the first record (a buffer with that room already is not reallocated).
+    /// - Parameter buffer: receives plaintext at its writer index. Its free room is used as it is;
+    ///   when that runs out (or for an empty buffer) room for everything still buffered is
+    ///   reserved at once, so the buffer is never grown record by record.
     /// - Returns: `.bytes(n)` when plaintext was appended, `.needsMoreData` when no complete record
     ///   is buffered, `.closed` after the peer's close_notify.
     /// - Throws: `TLSError` `.closedWithoutCloseNotify` when the transport ended without
@@ -244,15 +245,18 @@ extension TLSConnection {
         try checkEstablished(forWriting: false)
         if closeNotifyReceived { return .closed }
         if let error = deferredReadError { throw fail(error) }
-        var room = buffers.inbound.readableBytes
-        if SSL_has_pending(ssl) == 1 { room += maximumRecordPlaintext }
+        let room = plaintextBound
         // Nothing received and nothing held: OpenSSL could only say "want read".
         if room == 0 && !transportClosed { return .needsMoreData }
-        buffer.reserveExactly(minimumWritableBytes: max(room, 1))
+        // A buffer with room left is filled as it is (a pooled buffer keeps its size); a full one
+        // (a fresh one: exactly) gets room for everything buffered, so it grows at most once.
+        if buffer.writableBytes == 0 { buffer.reserveExactly(minimumWritableBytes: max(room, 1)) }
         var total = 0
         while true {
             if buffer.writableBytes == 0 {
-                buffer.reserveCapacity(minimumWritableBytes: buffers.inbound.readableBytes + maximumRecordPlaintext)
+                let more = plaintextBound
+                if more == 0 && total > 0 { return .bytes(total) }
+                buffer.reserveCapacity(minimumWritableBytes: max(more, 1))
             }
             OpenSSLErrorQueue.clear()
             var result: Int32 = 0
@@ -288,6 +292,12 @@ extension TLSConnection {
                 throw fail(error)
             }
         }
+    }
+
+    /// At most how many plaintext bytes the buffered ciphertext can still give: plaintext is never
+    /// longer than its records, plus one record OpenSSL may hold partly read or decrypted.
+    private var plaintextBound: Int {
+        buffers.inbound.readableBytes + (SSL_has_pending(ssl) == 1 ? maximumRecordPlaintext : 0)
     }
 
     /// Decrypts the complete records in `ciphertext`, the caller's receive buffer, read in place

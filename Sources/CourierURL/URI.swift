@@ -7,7 +7,7 @@
 // Invariants of every `URI` value (the parser and the resolver keep them; the component
 // initialiser checks them by parsing its own serialisation):
 //   - every component holds only the bytes RFC 3986 §3 allows it, percent-encoded triplets well
-//     formed; all text is ASCII;
+//     formed; all text is ASCII (an international host is held in its ASCII form);
 //   - `scheme` and `host` are lower case (RFC 3986 §6.2.2.1), except the hex digits of a
 //     percent-encoded triplet in a host, which are upper case;
 //   - `host != nil` exactly when the reference had an authority (`//`); then `path` is empty or
@@ -54,7 +54,10 @@ public struct URI: Sendable, Hashable, CustomStringConvertible {
 
         /// The form of the host.
         public let kind: Kind
-        /// The host without brackets, lower case: what a resolver or `connect` needs. A registered
+        /// The host without brackets, lower case, ASCII: what a resolver, `connect`, TLS (SNI and
+        /// certificate matching), the Host field, cookies and proxies need. An international name
+        /// is here in its ASCII form (`xn--bcher-kva.example` for `bücher.example`, UTS #46
+        /// ToASCII); under a scheme other than http, https, ws, wss, ftp and file a registered
         /// name stays percent-encoded (the hex digits of each triplet upper case).
         public let text: String
 
@@ -66,6 +69,33 @@ public struct URI: Sendable, Hashable, CustomStringConvertible {
 
         /// The host as written in a URI and in a Host field: IPv6 addresses in brackets.
         public var description: String { kind == .ipv6Address ? "[" + text + "]" : text }
+
+        /// The host for display to a person: a registered name with its "xn--" labels decoded
+        /// (UTS #46 ToUnicode, `bücher.example`), else `description`. Only a name whose Unicode
+        /// form converts back to exactly this ASCII form is shown decoded; any other (an invalid
+        /// "xn--" label, a label over 63 bytes, "_" in a name given in ASCII, which is never
+        /// checked) is shown as it is, so the display never stands for another name than the one
+        /// sent.
+        public var unicodeDescription: String {
+            guard kind == .registeredName, text.utf8.count >= 4, containsACELabel else { return description }
+            let (unicode, error) = IDNA.toUnicode(text)
+            // ToUnicode has no length checks: the round trip through ToASCII adds them
+            // (Fuzz/Regressions/fuzz-idna/unicode-display-of-an-overlong-label).
+            guard error == nil, (try? IDNA.toASCII(unicode)) == text else { return text }
+            return unicode
+        }
+
+        /// Whether a label starts with "xn--" (text is lower case).
+        private var containsACELabel: Bool {
+            var atLabelStart = true
+            var utf8 = text.utf8[...]
+            while !utf8.isEmpty {
+                if atLabelStart, utf8.starts(with: "xn--".utf8) { return true }
+                atLabelStart = utf8.first == UInt8(ascii: ".")
+                utf8 = utf8.dropFirst()
+            }
+            return false
+        }
     }
 
     /// Bounds on what the parser accepts.
@@ -131,8 +161,17 @@ public struct URI: Sendable, Hashable, CustomStringConvertible {
         if let query { text += "?" + query }
         if let fragment { text += "#" + fragment }
         let parsed = try URI(parsing: text)
+        let expectedHost: String?
+        if let host {
+            guard let text = try? URIParser.expectedHostText(host, scheme: parsed.scheme) else {
+                throw URIError(.inconsistentComponents, offset: 0)
+            }
+            expectedHost = text
+        } else {
+            expectedHost = nil
+        }
         guard parsed.scheme == scheme?.lowercasedASCII(), parsed.userinfo == userinfo,
-              parsed.host?.text == host.map({ URIParser.normalisedHostText($0) }),
+              parsed.host?.text == expectedHost,
               parsed.port == port, parsed.path == path, parsed.query == query,
               parsed.fragment == fragment
         else { throw URIError(.inconsistentComponents, offset: 0) }
@@ -152,7 +191,12 @@ public struct URI: Sendable, Hashable, CustomStringConvertible {
     /// The URI as text with the userinfo left out, for logs and error messages (design §6).
     public var redactedDescription: String { serialized(includingUserinfo: false) }
 
-    func serialized(includingUserinfo: Bool) -> String {
+    /// The URI as text for display to a person, its host in Unicode (`http://bücher.example/`
+    /// where `description` has `http://xn--bcher-kva.example/`); see `Host.unicodeDescription`.
+    /// The other components stay percent-encoded. Not for sending: use `description`.
+    public var unicodeDescription: String { serialized(includingUserinfo: true, unicodeHost: true) }
+
+    func serialized(includingUserinfo: Bool, unicodeHost: Bool = false) -> String {
         var text = ""
         text.reserveCapacity(path.utf8.count + (query?.utf8.count ?? 0) + 32)
         if let scheme {
@@ -165,7 +209,7 @@ public struct URI: Sendable, Hashable, CustomStringConvertible {
                 text += userinfo
                 text += "@"
             }
-            text += host.description
+            text += unicodeHost ? host.unicodeDescription : host.description
             if let port {
                 text += ":"
                 text += String(port)

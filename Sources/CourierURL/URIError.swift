@@ -52,24 +52,35 @@ public struct URIError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let inconsistentComponents = Code(11, "inconsistentComponents")
         /// The URI cannot be requested over HTTP: its scheme is not `http` or `https`.
         public static let unsupportedScheme = Code(12, "unsupportedScheme")
+        /// An international host name that UTS #46 ToASCII refuses (a disallowed character, an
+        /// invalid "xn--" label, a hyphen, Bidi or joiner rule, a DNS length): `idna` names the
+        /// label and the rule, and the offset is where the label starts.
+        public static let invalidHostName = Code(13, "invalidHostName")
     }
 
     /// What went wrong.
     public let code: Code
     /// The offset, in bytes of the input's UTF-8 form, of the first byte found at fault.
     public let offset: Int
+    /// For `.invalidHostName`: the label at fault and the UTS #46 rule it breaks.
+    public let idna: IDNAError?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: what went wrong.
     ///   - offset: where, in bytes from the start of the input.
-    public init(_ code: Code, offset: Int) {
+    ///   - idna: for `.invalidHostName`, the label and the rule.
+    public init(_ code: Code, offset: Int, idna: IDNAError? = nil) {
         self.code = code
         self.offset = offset
+        self.idna = idna
     }
 
-    /// The code and offset, for logs.
-    public var description: String { "URIError(\(code.name), offset: \(offset))" }
+    /// The code and offset (and the label and rule of a host name), for logs.
+    public var description: String {
+        guard let idna else { return "URIError(\(code.name), offset: \(offset))" }
+        return "URIError(\(code.name), offset: \(offset), \(idna))"
+    }
 }
 
 /// Why percent-encoded text cannot be decoded.

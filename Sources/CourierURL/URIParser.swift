@@ -13,7 +13,9 @@
 //     dotted quad (§7.4 "rare IP address formats");
 //   - IPvFuture `[v…]` and IPv6 zone identifiers (RFC 6874) are rejected;
 //   - an `http`/`https` authority with an empty host is rejected (RFC 9110 §4.2.1).
-// Bytes are never guessed at: no IDNA, no implicit percent-encoding, no backslash folding.
+// Bytes are never guessed at: no implicit percent-encoding, no backslash folding. A host under an
+// http-like scheme is the one exception, as the WHATWG URL Standard and curl treat it: "%" triplets
+// are decoded and a non-ASCII name is converted to its ASCII form by UTS #46 (URIParser+Host.swift).
 
 import CourierBytes
 
@@ -165,17 +167,11 @@ enum URIParser {
                 portStart = after + 1
             }
         } else {
-            // reg-name may not hold ":", so the first ":" starts the port.
+            // reg-name may not hold ":", so the first ":" starts the port. URIParser+Host.swift
+            // has the rest, international host names included.
             var end = hostStart
             while end < range.upperBound, p[end] != colon { end += 1 }
-            try validate(p, hostStart..<end, allowed: [.unreserved, .subDelimiter], alsoAllowing: nil)
-            let kind: URI.Host.Kind
-            switch IPAddressSyntax.classifyNumericHost(p, hostStart..<end) {
-            case .notNumeric: kind = .registeredName
-            case .ipv4: kind = .ipv4Address
-            case .invalid: throw URIError(.invalidIPv4Address, offset: hostStart)
-            }
-            host = URI.Host(kind: kind, text: normalisedHost(p, hostStart..<end))
+            host = try registeredName(p, hostStart..<end, scheme: scheme)
             if end < range.upperBound { portStart = end + 1 }
         }
 
@@ -202,7 +198,7 @@ enum URIParser {
     /// Checks that every byte of `range` has one of `allowed` (or is `alsoAllowing`), and that each
     /// "%" starts a pct-encoded triplet (RFC 3986 §2.1).
     @inline(__always)
-    private static func validate(
+    static func validate(
         _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, allowed: ByteClass, alsoAllowing extra: UInt8?
     ) throws(URIError) {
         let t = ByteClass.table
@@ -246,7 +242,7 @@ enum URIParser {
     }
 
     /// ASCII letters in `range` folded to lower case (scheme, IPv6 hex digits).
-    private static func lowercased(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+    static func lowercased(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
         String(unsafeUninitializedCapacity: range.count) { out in
             var o = 0
             for i in range {
@@ -260,7 +256,7 @@ enum URIParser {
 
     /// A reg-name folded to lower case, except the hex digits of percent-encoded triplets, which
     /// are upper-cased (RFC 3986 §6.2.2.1). The range has already been validated.
-    private static func normalisedHost(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+    static func normalisedHost(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
         String(unsafeUninitializedCapacity: range.count) { out in
             var o = 0
             var hexLeft = 0
@@ -279,12 +275,4 @@ enum URIParser {
         }
     }
 
-    /// The host text `URI.init(scheme:…)` expects the parser to produce for `host`.
-    static func normalisedHostText(_ host: String) -> String {
-        let isIPv6 = host.utf8.contains(colon)
-        var host = host
-        return host.withUTF8 { p in
-            isIPv6 ? lowercased(p, 0..<p.count) : normalisedHost(p, 0..<p.count)
-        }
-    }
 }

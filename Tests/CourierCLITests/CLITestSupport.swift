@@ -99,17 +99,18 @@ enum RunAs: String, Sendable, CustomTestStringConvertible {
     var isPrivileged: Bool { uid == 0 }
 }
 
-/// The binary, copied once where any user may run it (the build directory may not be
-/// reachable by `nobody`).
+/// The binary, copied where any user may run it (the build directory may not be reachable by
+/// `nobody`): one fixed place, replaced by a rename each run, so runs leave one copy behind at
+/// most and a copy being executed is never overwritten in place (ETXTBSY).
 private let sharedBinary: String = {
-    var template = Array("/tmp/courier-cli-bin-XXXXXX".utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    precondition(made != nil, "mkdtemp failed")
-    let directory = String(cString: made!)
+    let directory = "/tmp/courier-cli-test-bin"
+    mkdir(directory, 0o755)
     chmod(directory, 0o755)
     let copy = directory + "/courier"
-    writeFile(copy, readFile(CourierBinary.path) ?? [])
-    chmod(copy, 0o755)
+    let staging = copy + ".\(getpid())"
+    writeFile(staging, readFile(CourierBinary.path) ?? [])
+    chmod(staging, 0o755)
+    precondition(rename(staging, copy) == 0, "cannot place the binary at \(copy)")
     return copy
 }()
 

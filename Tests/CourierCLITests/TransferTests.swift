@@ -164,6 +164,33 @@ extension CLITests {
             await server.shutdown()
         }
 
+        @Test("--json-response: any value at the top level, a byte order mark skipped, the last of a repeated name, large output in pieces")
+        func jsonResponseTexts() async throws {
+            let big = "[" + (0..<40_000).map { String($0 % 1000) }.joined(separator: ",") + "]"
+            let server = try await LoopbackServer.start(.init(scripts: [
+                "/null": jsonReply("null"),
+                "/number": jsonReply(" 42 "),
+                "/string": jsonReply("\"s\\u00e9\""),
+                "/bom": jsonReply("\u{FEFF}{\"a\":1}"),
+                "/repeat": jsonReply("{\"a\":1,\"b\":2,\"a\":3,\"c\":1,\"c\":null}"),
+                "/big": jsonReply(big),
+            ]))
+            let base = "http://127.0.0.1:\(server.port)"
+            for (path, plain, sanitized) in [
+                ("/null", "null", "null"), ("/number", "42", "42"), ("/string", "\"sé\"", "\"sé\""),
+                ("/bom", "{\"a\":1}", "{\"a\":1}"), ("/repeat", "{\"b\":2,\"a\":3,\"c\":null}", "{\"b\":2,\"a\":3}"),
+            ] {
+                let run = courier(["--json-response", base + path])
+                #expect(run.status == 0, "\(path): \(run.stderr)")
+                #expect(run.stdoutText == plain + "\n", "\(path)")
+                #expect(courier(["--sanitize-nulls", base + path]).stdoutText == sanitized + "\n", "\(path)")
+            }
+            let large = courier(["--json-response", base + "/big"])
+            #expect(large.status == 0)
+            #expect(large.stdoutText == big + "\n")
+            await server.shutdown()
+        }
+
         @Test("--json-response validation: status 22 wins over type 121 over parse 120; nothing on stdout")
         func jsonValidation() async throws {
             let server = try await LoopbackServer.start(.init(scripts: [

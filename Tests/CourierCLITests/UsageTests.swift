@@ -13,7 +13,7 @@ extension CLITests {
             #expect(run.stderrLines == ["courier: (2) no URL specified!"])
         }
 
-        @Test("ArgumentParser's own errors come out as curl's line with 2")
+        @Test("the parser's own errors come out as curl's line with 2")
         func unknownOption() {
             for arguments in [["--bogus", "http://x/"], ["-H"], ["--max-redirs"]] {
                 let run = courier(arguments)

@@ -6,7 +6,7 @@
 // agree with the parser in null-removing mode.
 
 import Testing
-@testable import CourierJSON
+@testable @_spi(Fuzzing) import CourierJSON
 
 /// What parsing produced.
 enum ParseOutcome: Equatable, CustomStringConvertible {
@@ -38,12 +38,34 @@ func sanitizeOutcome(_ bytes: [UInt8], limits: JSONParser.Limits = .init()) -> R
     Result { () throws(JSONError) in try JSONNullSanitizer(limits: limits).sanitize(bytes) }
 }
 
+/// The scalar reference parser's outcome.
+func referenceOutcome(_ bytes: [UInt8], limits: JSONParser.Limits = .init(), removesNulls: Bool = false) -> ParseOutcome {
+    do {
+        return .value(try JSONReferenceParser(limits: limits, removesNullValues: removesNulls).parse(bytes))
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// Checks that the vector parser (JSONParser through a JSONDocument) and the scalar reference
+/// agree on `bytes`, with and without null removal: the same tree, or the same error code at
+/// the same offset. Returns a failure message.
+func referenceDisagreement(_ bytes: [UInt8], limits: JSONParser.Limits = .init()) -> String? {
+    for removesNulls in [false, true] {
+        let vector = parseOutcome(bytes, limits: limits, removesNulls: removesNulls)
+        let reference = referenceOutcome(bytes, limits: limits, removesNulls: removesNulls)
+        if vector != reference { return "vector \(vector) != reference \(reference) (removesNulls: \(removesNulls))" }
+    }
+    return nil
+}
+
 /// Codes a cut-short input may end with.
 let endCodes: Set<JSONError.Code> = [.unexpectedEndOfInput, .emptyInput]
 
 /// Checks that the streaming sanitizer agrees with the tree form on `bytes`: the same error, or
 /// output equal to the compact writing of the null-removed tree. Returns a failure message.
 func sanitizerDisagreement(_ bytes: [UInt8], limits: JSONParser.Limits = .init()) -> String? {
+    if let problem = referenceDisagreement(bytes, limits: limits) { return problem }
     let tree = parseOutcome(bytes, limits: limits, removesNulls: true)
     let streamed = sanitizeOutcome(bytes, limits: limits)
     switch (tree, streamed) {
@@ -62,9 +84,14 @@ func sanitizerDisagreement(_ bytes: [UInt8], limits: JSONParser.Limits = .init()
 func checkAllWays(_ input: [UInt8], limits: JSONParser.Limits = .init(),
                   sourceLocation: SourceLocation = #_sourceLocation) -> ParseOutcome {
     let whole = parseOutcome(input, limits: limits)
+    if let problem = referenceDisagreement(input, limits: limits) {
+        Issue.record("\(String(decoding: input.prefix(80), as: UTF8.self).debugDescription): \(problem)", sourceLocation: sourceLocation)
+    }
     let label = String(decoding: input.prefix(80), as: UTF8.self).debugDescription
     // Prefixes.
-    for length in 0..<input.count {
+    // A byte order mark cut short is not one (its first byte cannot start a value).
+    let hasByteOrderMark = input.starts(with: [0xEF, 0xBB, 0xBF])
+    for length in 0..<input.count where !(hasByteOrderMark && length > 0 && length < 3) {
         let prefix = Array(input[..<length])
         let outcome = parseOutcome(prefix, limits: limits)
         if let error = whole.error, !endCodes.contains(error.code), length > error.offset {

@@ -56,7 +56,9 @@ private let structuralCases: [(String, Code, Int)] = [
     ("[\u{0C}]", .unexpectedByte, 1),        // form feed is not JSON whitespace
     ("[\u{0B}1]", .unexpectedByte, 1),       // nor vertical tab
     ("[\u{A0}1]", .unexpectedByte, 1),       // nor NO-BREAK SPACE (C2 A0)
-    ("\u{FEFF}{}", .unexpectedByte, 0),      // a byte order mark is not ignored (RFC 8259 §8.1)
+    ("\u{FEFF}\u{FEFF}{}", .unexpectedByte, 3), // one byte order mark is skipped, not two
+    ("\u{FEFF}", .emptyInput, 3),                 // a byte order mark alone is no value
+    ("\u{FEFF}[1,]", .unexpectedByte, 6),         // offsets count the byte order mark
     ("\u{2028}1", .unexpectedByte, 0),
     ("é", .unexpectedByte, 0),
 ]
@@ -110,14 +112,38 @@ private func literalError(_ input: String, _ code: JSONError.Code, _ offset: Int
     expectParses("{ \"a\" : { \"b\" : [ { } ] } }", ["a": ["b": [[:]]]])
 }
 
-@Test func duplicateKeysAreKeptInOrder() throws {
+@Test func repeatedNamesKeepTheLastMember() throws {
+    // As JSONSerialization: the last member of a name wins; the earlier ones are dropped and the
+    // last keeps its own position.
     let value = try mustParse("{\"a\":1,\"b\":2,\"a\":3}")
     let object = try #require(value.objectValue)
-    #expect(object.keys == ["a", "b", "a"])
-    #expect(object["a"] == 3)  // lookup: the last one wins
-    #expect(object.values(forKey: "a") == [1, 3])
-    #expect(JSONWriter.string(value) == "{\"a\":1,\"b\":2,\"a\":3}")
-    expectParses("{\"a\":1,\"a\":1}", JSONValue.object(JSONObject([.init(key: "a", value: 1), .init(key: "a", value: 1)])))
+    #expect(object.keys == ["b", "a"])
+    #expect(object["a"] == 3)
+    #expect(JSONWriter.string(value) == "{\"b\":2,\"a\":3}")
+    expectParses("{\"a\":1,\"a\":1}", ["a": 1])
+    expectParses("{\"a\":1,\"a\":2,\"a\":3}", ["a": 3])
+    // Names are compared decoded: an escaped spelling is the same name.
+    expectParses("{\"a\":1,\"\\u0061\":2}", ["a": 2])
+    expectParses("{\"\\u00e9\":1,\"é\":2,\"x\":[{\"é\":3,\"\\u00E9\":4}]}", ["é": 2, "x": [["é": 4]]])
+    // Only within one object.
+    expectParses("[{\"a\":1},{\"a\":2}]", [["a": 1], ["a": 2]])
+    expectParses("{\"a\":{\"a\":1},\"b\":{\"a\":2}}", ["a": ["a": 1], "b": ["a": 2]])
+    // A removed member may hold containers; a large object goes through the name table.
+    expectParses("{\"a\":[1,{\"b\":2}],\"c\":3,\"a\":4}", ["c": 3, "a": 4])
+    var members: [String] = (0..<100).map { "\"k\($0)\":\($0)" }
+    members.append("\"k7\":\"last\"")
+    members.append("\"k99\":[]")
+    var expected = JSONObject((0..<100).filter { $0 != 7 && $0 != 99 }.map { .init(key: "k\($0)", value: .number(JSONNumber($0))) })
+    expected.append(key: "k7", value: "last")
+    expected.append(key: "k99", value: [])
+    expectParses("{" + members.joined(separator: ",") + "}", .object(expected))
+}
+
+@Test func aByteOrderMarkIsSkipped() {
+    // RFC 8259 §8.1 lets a parser ignore one; JSONSerialization does.
+    expectParses("\u{FEFF}{}", [:])
+    expectParses("\u{FEFF} [1] ", [1])
+    expectParses("\u{FEFF}\"x\"", "x")
 }
 
 @Test func entryPointsAgree() throws {

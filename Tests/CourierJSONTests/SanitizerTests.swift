@@ -26,9 +26,13 @@ private let semantics: [(String, String)] = [
     // A top-level null has no container to leave.
     (#"null"#, #"null"#),
     (#" null "#, #"null"#),
-    // Nothing else changes: duplicates stay in order, strings named or containing "null" stay.
+    // A repeated name keeps its last member, before null removal (so a last null removes it).
     (#"{"a":null,"a":1}"#, #"{"a":1}"#),
-    (#"{"a":1,"a":null}"#, #"{"a":1}"#),
+    (#"{"a":1,"a":null}"#, #"{}"#),
+    (#"{"b":0,"a":1,"a":null}"#, #"{"b":0}"#),
+    (#"{"a":1,"b":0,"a":null}"#, #"{"b":0}"#),
+    (#"{"a":[null,{"x":1,"x":null}],"a":[null]}"#, #"{"a":[]}"#),
+    // Nothing else changes: strings named or containing "null" stay.
     (#"{"null":"null"}"#, #"{"null":"null"}"#),
     (#"[false,0,"",[],{}]"#, #"[false,0,"",[],{}]"#),
     // Output is compact, numbers verbatim, strings canonically escaped.
@@ -71,7 +75,7 @@ private func sanitizes(_ input: String, _ expected: String) throws {
 // MARK: Generated documents
 
 /// A small deterministic generator (PCG-style LCG), so failures reproduce.
-private struct Generator {
+struct Generator {
     var state: UInt64
     mutating func next(_ bound: Int) -> Int {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -110,7 +114,7 @@ private struct Generator {
 private func referenceSanitize(_ value: JSONValue) -> JSONValue {
     switch value {
     case .array(let elements):
-        return .array(elements.filter { !$0.isNull }.map(referenceSanitize))
+        return .array(JSONArray(elements.filter { !$0.isNull }.map(referenceSanitize)))
     case .object(let object):
         return .object(JSONObject(object.members.filter { !$0.value.isNull }.map {
             JSONObject.Member(key: $0.key, value: referenceSanitize($0.value))

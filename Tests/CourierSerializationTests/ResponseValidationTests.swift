@@ -161,12 +161,33 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
         }
     }
 
-    @Test func fragments() throws {
-        #expect { try JSONResponseSerializer().serialize(head: h, body: ByteBuffer(string: "42")) } throws: {
+    @Test func anyValueIsAJSONText() throws {
+        // RFC 8259 §2: top-level scalars are JSON texts, accepted by default.
+        #expect(try JSONResponseSerializer().serialize(head: h, body: ByteBuffer(string: "42")) == 42)
+        #expect(try JSONResponseSerializer().serialize(head: h, body: ByteBuffer(string: "\"s\"")) == "s")
+        #expect(try JSONResponseSerializer().serialize(head: h, body: ByteBuffer(string: "null")) == .null)
+        #expect(try JSONResponseSerializer(removesKeysWithNullValues: true).serialize(head: h, body: ByteBuffer(string: "null")) == .null)
+        // AFNetworking's strict reading is still there when asked for.
+        #expect { try JSONResponseSerializer(allowsFragments: false).serialize(head: h, body: ByteBuffer(string: "42")) } throws: {
             ($0 as? ResponseSerializationError)?.code == .jsonFragmentNotAllowed
         }
-        #expect(try JSONResponseSerializer(allowsFragments: true).serialize(head: h, body: ByteBuffer(string: "\"s\"")) == "s")
-        #expect(try JSONResponseSerializer(allowsFragments: true).serialize(head: h, body: ByteBuffer(string: "null")) == .null)
+        #expect(try JSONResponseSerializer(allowsFragments: false).serialize(head: h, body: ByteBuffer(string: "[]")) == [])
+    }
+
+    @Test func byteOrderMarkAndRepeatedNames() throws {
+        let body = ByteBuffer(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"a":1,"b":2,"a":null}"#.utf8))
+        #expect(try JSONResponseSerializer().serialize(head: h, body: body) == ["b": 2, "a": nil])
+        #expect(try JSONResponseSerializer(removesKeysWithNullValues: true).serialize(head: h, body: body) == ["b": 2])
+    }
+
+    @Test func documentSerializer() throws {
+        let body = ByteBuffer(string: #"{"a":null,"b":[1,null,"x"]}"#)
+        let document = try #require(try JSONDocumentResponseSerializer(removesKeysWithNullValues: true).serialize(head: h, body: body))
+        #expect(JSONWriter.string(document.root) == #"{"b":[1,"x"]}"#)
+        #expect(try JSONDocumentResponseSerializer().serialize(head: h, body: ByteBuffer(string: " ")) == nil)
+        #expect { try JSONDocumentResponseSerializer().serialize(head: h, body: ByteBuffer(string: "[1,]")) } throws: {
+            ($0 as? ResponseSerializationError)?.code == .invalidJSON && ($0 as? ResponseSerializationError)?.offset == 3
+        }
     }
 
     @Test func nullRemoval() throws {

@@ -299,6 +299,10 @@ struct QuietOwnership {
         all["threads"] = threadCount()
         let loop = SharedRuntime.loop
         all["loop timers"] = (try? await loop.submit { loop.pendingTimerCount }) ?? -1
+        // Receive buffers kept by the loop's pool are reachable and bounded (a few per size
+        // class), not owned by any task: they are not part of what must return.
+        let pooled = (try? await loop.submit { loop.receiveBuffers.statistics.kept }) ?? 0
+        all["buffer storage", default: 0] -= pooled
         return all
     }
 

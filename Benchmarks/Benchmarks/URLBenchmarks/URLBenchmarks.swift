@@ -1,8 +1,10 @@
-// Percent-encoding and query-string building, beside Foundation doing the same work
-// (AFNetworking's algorithm) on the same input in the same run.
+// Percent-encoding, query-string building and URI parsing (ASCII and international hosts),
+// beside Foundation doing the same work (AFNetworking's algorithm, URL(string:)) on the same input
+// in the same run.
 import Benchmark
 import BenchmarkSupport
 import CourierURL
+import Foundation
 
 let benchmarks: @Sendable () -> Void = {
     let text = mixedText(bytes: 16 << 20)
@@ -21,6 +23,32 @@ let benchmarks: @Sendable () -> Void = {
               configuration: courierConfiguration(maxIterations: 10)) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(foundationPercentEncode(text))
+        }
+    }
+
+    // URI parsing: 1,000 URLs whose hosts are ASCII (the fast path, no IDNA work) and 1,000 whose
+    // hosts are international (percent-decoding aside, UTS #46 ToASCII); Foundation's URL(string:)
+    // converts such hosts too (UTS #46 nontransitional) and must give the same ASCII host.
+    let words = ["bücher", "münchen", "例え", "テスト", "пример", "δοκιμή", "مثال", "한국", "faß", "ñandú"]
+    let international = (0..<1000).map { "https://\(words[$0 % 10])\($0 / 10).\(words[($0 / 10) % 10]).example/a/b?c=\($0)" }
+    let ascii = (0..<1000).map { "https://host\($0).example\($0 % 7).com/a/b?c=\($0)" }
+    for text in international + ascii {
+        let courierHost = (try? URI(parsing: text))?.host?.text
+        requireAgreement(courierHost != nil && courierHost == URL(string: text)?.host, "hosts differ for \(text)")
+    }
+    for (label, urls) in [("ASCII", ascii), ("international", international)] {
+        let bytes = urls.reduce(0) { $0 + $1.utf8.count }
+        Benchmark("URI parse, 1,000 URLs with \(label) hosts [courier] bytes=\(bytes)",
+                  configuration: courierConfiguration()) { benchmark in
+            for _ in benchmark.scaledIterations {
+                for text in urls { blackHole(try? URI(parsing: text)) }
+            }
+        }
+        Benchmark("URI parse, 1,000 URLs with \(label) hosts [foundation] bytes=\(bytes)",
+                  configuration: courierConfiguration()) { benchmark in
+            for _ in benchmark.scaledIterations {
+                for text in urls { blackHole(URL(string: text)?.host) }
+            }
         }
     }
 

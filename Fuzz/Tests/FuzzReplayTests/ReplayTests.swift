@@ -29,6 +29,7 @@ let targets: [Target] = [
     Target(name: "fuzz-tls", check: FuzzChecks.tlsHandshake),
     Target(name: "fuzz-serialization", check: FuzzChecks.serialization),
     Target(name: "fuzz-inflate", check: FuzzChecks.inflate),
+    Target(name: "fuzz-idna", check: FuzzChecks.idna),
 ]
 
 @Test(arguments: targets)

@@ -1,33 +1,47 @@
 // ConnectionCore: the loop-side half of an HTTP1Connection — the socket, the TLS engine, the
-// HTTP/1.1 client state machine, the output queue, the timers and the one pending read and one
-// pending write an async caller is waiting for.
+// HTTP/1.1 client state machine, the output queue, the decoded-but-untaken response, the timers,
+// and the callers waiting for a write, a head or body bytes.
 //
 // Threading invariant: after `attach()` every member is touched only on the event-loop thread
-// (from loop handlers, timers, and `submit` closures); the async API in HTTP1Connection reaches it
-// only through `EventLoop.submit(deferred:)`. That is what the `@unchecked Sendable` conformance
-// rests on. `reusable` is the one exception: an Atomic mirror readable from any thread.
+// (from loop handlers, timers, and work the loop runs — including Swift jobs of tasks whose
+// executor preference is the loop, which is how a transfer on the loop calls in directly);
+// `HTTP1Connection` calls in synchronously when it already runs on the loop and hops there with
+// `EventLoop.execute` otherwise. That is what the `@unchecked Sendable` conformance rests on.
+// `reusable` is the one exception: an Atomic mirror readable from any thread.
 //
-// Back-pressure: read interest is on only while a caller waits for response bytes (or the TLS
-// handshake waits for data), so a consumer that stops pulling stops the reading; the kernel's
-// receive window then stops the server. A body write completes when its bytes are in the kernel.
+// Reading ahead (issue: transport at wire speed): while an exchange's response is not complete,
+// the loop keeps reading as long as the decoded body bytes nobody has taken yet stay below the
+// high-water mark (`HTTP1ConnectionOptions.readAheadLimit`, 256 KiB by default); above it, read
+// interest goes off, the kernel's receive buffer fills and TCP's window stops the server — back-
+// pressure as before, one window later. A limit of 0 restores strict pull: bytes are read only
+// while a caller waits for them. Everything decoded is handed over in one pull (`BodyBatch`), and
+// runs of small chunks are copied into one slice, so a body of a million one-byte chunks costs its
+// framing, not a million hand-overs.
+//
+// Receive buffers come from the loop's `ReceiveBufferPool`: a read fills a pooled buffer in place
+// (the unconsumed tail of the previous read — a chunk-size line cut in two — is moved to its front
+// first), and the buffer is free again once the consumer released every slice of it. Over TLS the
+// ciphertext is read into a pooled buffer too and the engine decrypts straight out of it (lent for
+// the call, no copy) into the pooled plaintext buffer the body is handed out from; the engine
+// leaves nothing behind but, rarely, records that followed the handshake or a close_notify, kept
+// in `cipherLeftover` for the next read. The read size adapts: it doubles (up to `readSize`) when
+// a read fills the buffer and halves after reads that use less than a quarter of it, so heads and
+// small responses use small buffers and bulk bodies large ones.
+//
+// Idle connections stay registered for reading: a close, a reset or unsolicited bytes while the
+// connection sits in a pool fail it at once and call `onIdleClose`, so the pool drops it before
+// anyone leases it; reuse needs no probe read.
 //
 // Failure: every error goes through `fail(_:)`, which is sticky: it closes the socket, cancels the
-// timers and fails the waiters; every later operation rethrows the same error (design §6).
+// timers and fails the waiters; every later operation rethrows the same error (design §6). A
+// response head and body bytes decoded before the failure are still handed over first (a body cut
+// short reports its error after the bytes that did arrive).
 
 import CourierBytes
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
 import Synchronization
-
-/// What a caller waiting for response bytes receives.
-enum ReadOutcome: Sendable {
-    /// The final head, with the body slices already decoded from the same reads (`ended`: the
-    /// whole body was among them), so a small response needs no further trip to the loop.
-    case head(HTTP1ResponseHead, exchange: Int, prefetched: [ByteBuffer], ended: Bool)
-    case bodyPart(ByteBuffer)
-    case end
-}
 
 /// The parts of a final response head a caller gets (owned copies).
 struct HTTP1ResponseHead: Sendable {
@@ -37,46 +51,98 @@ struct HTTP1ResponseHead: Sendable {
     var headers: HTTPHeaders
 }
 
-final class ConnectionCore: @unchecked Sendable {
-    private enum ReadMode { case head, body }
+/// Body bytes handed over in one pull: everything decoded so far, in order.
+struct BodyBatch: Sendable {
+    /// The first slice (nil when there are none).
+    var first: ByteBuffer?
+    /// The slices after the first (an empty array allocates nothing).
+    var rest: [ByteBuffer] = []
+    /// Whether the body ended after these slices.
+    var ended: Bool
 
+    static let end = BodyBatch(first: nil, ended: true)
+}
+
+/// The final head of a response, with the body bytes decoded together with it.
+struct ResponseStart: Sendable {
+    var head: HTTP1ResponseHead
+    /// Identifies the exchange, so a body iterator of an earlier response cannot read a later one.
+    var exchange: Int
+    var body: BodyBatch
+}
+
+/// What a loop-side operation did: finished now, or needs a waiter.
+enum Readiness<Value: Sendable> {
+    case ready(Value)
+    case failed(ConnectionError)
+    case wait
+}
+
+final class ConnectionCore: @unchecked Sendable {
     let loop: EventLoop
     let options: HTTP1ConnectionOptions
     /// Mirrors "another request may be sent now" for any thread.
     let reusable = Atomic<Bool>(false)
+    /// Called on the loop when an idle connection (no exchange in progress) closes or fails on its
+    /// own: the peer closed it, reset it, or sent bytes nobody asked for.
+    var onIdleClose: (@Sendable () -> Void)?
 
     private var socket: Socket?
     private var registration: EventLoop.Registration?
     private var interest: EventLoop.Interest = []
     private(set) var tls: TLSConnection?
     private var machine: HTTP1ClientConnection
-    private var cipherBuffer = ByteBuffer()
+    /// Ciphertext read but not consumed by the engine (records after the handshake's last message
+    /// or after close_notify); empty almost always, so an idle connection holds no buffer.
+    private var cipherLeftover = ByteBuffer()
     private var output = GatherList()
     private var failure: ConnectionError?
     private var peerEOF = false
+    /// The next read's size (adaptive, between the pool's smallest class and `options.readSize`).
+    private var readSize: Int
 
     private var handshakeWaiter: LoopPromise<Void>?
-    private var writeWaiter: LoopPromise<Void>?
+    private var writeWaiter: UnsafeContinuation<Void, any Error>?
+    private var headWaiter: UnsafeContinuation<ResponseStart, any Error>?
+    private var bodyWaiter: UnsafeContinuation<BodyBatch, any Error>?
     /// A file range being sent with sendfile(2) after `output` drains (plain connections only).
     private var pendingFile: (file: File, offset: Int64, remaining: Int)?
-    private var readWaiter: (promise: LoopPromise<ReadOutcome>, mode: ReadMode)?
 
     private var lastActivity = Instant.now()
     private var idleTimer: EventLoop.Timer?
     private var deadlineTimer: EventLoop.Timer?
     private var handshakeTimer: EventLoop.Timer?
 
-    // The exchange in progress.
+    // The exchange in progress (request side).
     private var exchangeActive = false
     /// Counts exchanges, so a body iterator of an earlier response cannot read a later one.
     private(set) var exchangeNumber = 0
-    private var headReceived = false
-    private var responseEnded = true
-    private var responseFraming: BodyFraming?
     private var requestFraming: EncodedHead.Framing = .noBody
     private var requestBodyOpen = false
     private var bodyWritten: UInt64 = 0
     private var chunkedEncoder = ChunkedEncoder()
+    /// The machine was told the request body is done: its last Content-Length byte is queued (a
+    /// response read ahead before `finishBody` is then not an early response).
+    private var requestBodyReported = false
+    /// The connection failed while no exchange was in progress (closed or poisoned in the pool):
+    /// a request on it was never sent, which the pool's retry rule must know.
+    private var failedWhileIdle = false
+
+    // The exchange in progress (response side).
+    /// The final head, decoded and not yet taken by `receiveHead`.
+    private var decodedHead: HTTP1ResponseHead?
+    private var headTaken = false
+    private var responseFraming: BodyFraming?
+    /// Decoded body slices nobody has taken yet, and their size.
+    private var pending: [ByteBuffer] = []
+    private var pendingBytes = 0
+    /// Whether the last pending slice is a buffer of our own that small slices are copied into.
+    private var lastIsCoalesced = false
+    /// The end of the body was decoded (`endKeepAlive` is the machine's verdict); `endDelivered`:
+    /// the consumer has been handed it.
+    private var bodyEnded = false
+    private var endKeepAlive = false
+    private var endDelivered = false
 
     init(loop: EventLoop, socket: Socket, tls: TLSConnection?, options: HTTP1ConnectionOptions) {
         LiveObjects.created(.connectionCore)
@@ -85,9 +151,16 @@ final class ConnectionCore: @unchecked Sendable {
         self.tls = tls
         self.options = options
         self.machine = HTTP1ClientConnection(limits: options.limits)
+        self.readSize = min(options.readSize, 16 << 10)
     }
 
     deinit { LiveObjects.destroyed(.connectionCore) }
+
+    /// Decoded body bytes nobody has taken yet (for tests of the read-ahead limit). Loop only.
+    var bufferedBodyBytes: Int { pendingBytes }
+
+    /// Whether the caller runs on this connection's loop (and may call in directly).
+    var isOnLoop: Bool { loop.inEventLoop }
 
     // MARK: Set-up
 
@@ -108,15 +181,16 @@ final class ConnectionCore: @unchecked Sendable {
         if let deadline { armDeadline(after: deadline - Instant.now()) }
         touch()
         armIdle()
-        driveHandshake()
+        var nothing = ByteBuffer()
+        driveHandshake(&nothing)
     }
 
-    private func driveHandshake() {
+    /// Advances the handshake with `received` (read in place by the engine).
+    private func driveHandshake(_ received: inout ByteBuffer) {
         guard let tls, handshakeWaiter != nil else { return }
         do {
             while true {
-                // Read in place from the receive buffer: what follows the handshake stays there.
-                switch try tls.handshake(from: &cipherBuffer) {
+                switch try tls.handshake(from: &received) {
                 case .needsWrite:
                     output.append(.buffer(tls.pendingCiphertext()))
                 case .needsMoreData:
@@ -145,109 +219,127 @@ final class ConnectionCore: @unchecked Sendable {
         }
     }
 
-    /// Marks a plain connection ready (no handshake).
+    /// Marks a plain connection ready (no handshake): from now on it watches for a close.
     func markReady() {
         reusable.store(failure == nil, ordering: .releasing)
+        updateInterest()
     }
 
     // MARK: Requests
 
-    /// Sends a request head; the promise completes when it is in the kernel.
-    func sendHead(_ head: EncodedHead, info: HTTP1ClientConnection.RequestInfo, promise: LoopPromise<Void>) {
-        if let failure { promise.fail(failure); return }
-        // One non-blocking read before reusing an idle connection: a server that closed it
-        // (keep-alive timeout) is found here, not as an "empty reply" after the request was sent.
-        if !exchangeActive && socket != nil && !peerEOF && tls?.isHandshakeComplete != false { readSocket() }
-        if let failure { promise.fail(failure); return }
-        if socket == nil || peerEOF {
-            promise.fail(ConnectionError(.notReusable, "the server closed the connection"))
-            return
+    /// Sends a request head: `.ready` when it is in the kernel, `.wait` when part of it is queued.
+    func sendHead(_ head: EncodedHead, info: HTTP1ClientConnection.RequestInfo) -> Readiness<Void> {
+        if failedWhileIdle {
+            return .failed(ConnectionError(.notReusable, "the server closed the connection"))
         }
-        guard socket != nil, !exchangeActive, writeWaiter == nil, readWaiter == nil, machine.isReusable else {
-            promise.fail(ConnectionError(.notReusable, "the connection cannot send a request now"))
-            return
+        if let failure { return .failed(failure) }
+        if socket == nil || peerEOF {
+            return .failed(ConnectionError(.notReusable, "the server closed the connection"))
+        }
+        guard !exchangeActive, writeWaiter == nil, headWaiter == nil, bodyWaiter == nil, machine.isReusable,
+              tls?.isHandshakeComplete != false else {
+            return .failed(ConnectionError(.notReusable, "the connection cannot send a request now"))
         }
         do {
             try machine.requestHeadSent(info)
         } catch {
             fail(.from(parser: error))
-            promise.fail(failure!)
-            return
+            return .failed(failure!)
         }
         reusable.store(false, ordering: .releasing)
         exchangeActive = true
         exchangeNumber += 1
-        headReceived = false
-        responseEnded = false
+        decodedHead = nil
+        headTaken = false
         responseFraming = nil
+        pending.removeAll(keepingCapacity: true)
+        pendingBytes = 0
+        lastIsCoalesced = false
+        bodyEnded = false
+        endKeepAlive = false
+        endDelivered = false
         requestFraming = head.framing
         requestBodyOpen = info.hasBody
         bodyWritten = 0
+        requestBodyReported = false
         chunkedEncoder = ChunkedEncoder()
         if let total = options.totalTimeout { armDeadline(after: total) }
-        guard enqueue(head.bytes) else { promise.fail(failure!); return }
-        startWrite(promise)
+        guard enqueue(head.bytes) else { return .failed(failure!) }
+        let readiness = startWrite()
+        // The response is read (ahead) from now on, while the request body is still being sent.
+        updateInterest()
+        return readiness
     }
 
     /// Queues one piece of the request body.
-    func writeBody(_ buffer: ByteBuffer, promise: LoopPromise<Void>) {
-        if let failure { promise.fail(failure); return }
+    func writeBody(_ buffer: ByteBuffer) -> Readiness<Void> {
+        if let failure { return .failed(failure) }
         guard requestBodyOpen, writeWaiter == nil else {
-            promise.fail(ConnectionError(requestBodyOpen ? .notReusable : .invalidRequest,
-                                         requestBodyOpen ? "a write is already in progress" : "no request body is open"))
-            return
+            return .failed(ConnectionError(requestBodyOpen ? .notReusable : .invalidRequest,
+                                           requestBodyOpen ? "a write is already in progress" : "no request body is open"))
         }
         let count = UInt64(buffer.readableBytes)
         var list = GatherList()
         switch requestFraming {
         case .contentLength(let length):
             guard bodyWritten + count <= length else {
-                promise.fail(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
-                return
+                return .failed(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
             }
             if count > 0 { list.append(.buffer(buffer)) }
         case .chunked:
             chunkedEncoder.encodeChunk(buffer, into: &list)
         case .noBody, .untilClose:
-            promise.fail(ConnectionError(.invalidRequest, "the request has no body"))
-            return
+            return .failed(ConnectionError(.invalidRequest, "the request has no body"))
         }
         bodyWritten += count
-        guard enqueue(list) else { promise.fail(failure!); return }
-        startWrite(promise)
+        guard enqueue(list) else { return .failed(failure!) }
+        guard reportBodyCompleteIfWhole() else { return .failed(failure!) }
+        return startWrite()
+    }
+
+    /// Tells the machine the request body is done as soon as its last Content-Length byte is
+    /// queued: the response may be read (ahead) before the caller's `finishBody`, and it must not
+    /// be taken for an early response then. Returns false when the machine failed.
+    private func reportBodyCompleteIfWhole() -> Bool {
+        guard !requestBodyReported, case .contentLength(let length) = requestFraming, bodyWritten == length else { return true }
+        requestBodyReported = true
+        do {
+            try machine.requestBodyDone()
+        } catch {
+            fail(.from(parser: error))
+            return false
+        }
+        return true
     }
 
     /// Queues a range of a file as the next piece of a Content-Length body, sent with sendfile(2):
     /// the bytes go from the page cache to the socket without entering this process (design §3).
     /// Plain connections only; TLS must encrypt, so its callers read the file instead.
-    func writeFile(_ file: File, offset: Int64, count: Int, promise: LoopPromise<Void>) {
-        if let failure { promise.fail(failure); return }
+    func writeFile(_ file: File, offset: Int64, count: Int) -> Readiness<Void> {
+        if let failure { return .failed(failure) }
         guard tls == nil, requestBodyOpen, writeWaiter == nil, case .contentLength(let length) = requestFraming else {
-            promise.fail(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
-            return
+            return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
         }
         guard bodyWritten + UInt64(count) <= length else {
-            promise.fail(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
-            return
+            return .failed(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
         }
         bodyWritten += UInt64(count)
         if count > 0 { pendingFile = (file, offset, count) }
-        startWrite(promise)
+        guard reportBodyCompleteIfWhole() else { return .failed(failure!) }
+        return startWrite()
     }
 
     /// Ends the request body (the last chunk for chunked bodies).
-    func finishBody(trailers: HTTPHeaders, promise: LoopPromise<Void>) {
-        if let failure { promise.fail(failure); return }
+    func finishBody(trailers: HTTPHeaders) -> Readiness<Void> {
+        if let failure { return .failed(failure) }
         guard requestBodyOpen, writeWaiter == nil else {
-            promise.fail(ConnectionError(.invalidRequest, "no request body is open"))
-            return
+            return .failed(ConnectionError(.invalidRequest, "no request body is open"))
         }
         var list = GatherList()
         switch requestFraming {
         case .contentLength(let length):
             guard bodyWritten == length else {
-                promise.fail(ConnectionError(.invalidRequest, "the body has \(bodyWritten) of its \(length) bytes"))
-                return
+                return .failed(ConnectionError(.invalidRequest, "the body has \(bodyWritten) of its \(length) bytes"))
             }
         case .chunked:
             do {
@@ -255,29 +347,30 @@ final class ConnectionCore: @unchecked Sendable {
             } catch {
                 var failure = ConnectionError(.invalidRequest, "invalid trailer fields")
                 failure.encodingError = error
-                promise.fail(failure)
-                return
+                return .failed(failure)
             }
         case .noBody, .untilClose:
             break
         }
         requestBodyOpen = false
-        do {
-            try machine.requestBodyDone()
-        } catch {
-            fail(.from(parser: error))
-            promise.fail(failure!)
-            return
+        if !requestBodyReported {
+            requestBodyReported = true
+            do {
+                try machine.requestBodyDone()
+            } catch {
+                fail(.from(parser: error))
+                return .failed(failure!)
+            }
         }
-        if responseEnded && headReceived {
-            // The server answered before the body was sent (early response): the connection
-            // cannot carry another request (the state machine says mustClose).
-            exchangeDone(keepAlive: false)
-            promise.succeed(())
-            return
+        if bodyEnded {
+            // The response is complete already. If it ended before the body was (an early
+            // response), the machine said so with keepAlive false and nothing more is sent; a
+            // Content-Length body whose last byte was queued first is simply done.
+            completeExchangeIfDone()
+            return .ready(())
         }
-        guard enqueue(list) else { promise.fail(failure!); return }
-        startWrite(promise)
+        guard enqueue(list) else { return .failed(failure!) }
+        return startWrite()
     }
 
     /// Queues plaintext for the wire, encrypting it first on TLS connections.
@@ -298,200 +391,239 @@ final class ConnectionCore: @unchecked Sendable {
         return true
     }
 
-    private func startWrite(_ promise: LoopPromise<Void>) {
-        promise.onCancel { [unowned self] in fail(ConnectionError(.cancelled, "the task was cancelled")) }
-        writeWaiter = promise
+    /// Writes what is queued; `.wait` when the kernel did not take all of it.
+    private func startWrite() -> Readiness<Void> {
         touch()
         flush()
-        if writeWaiter != nil { armIdle() }
+        if let failure { return .failed(failure) }
+        if output.isEmpty && pendingFile == nil { return .ready(()) }
+        updateInterest()
+        return .wait
+    }
+
+    /// Waits for queued request bytes to reach the kernel.
+    func waitForWrite(_ continuation: UnsafeContinuation<Void, any Error>) {
+        if let failure { continuation.resume(throwing: failure); return }
+        if output.isEmpty && pendingFile == nil { continuation.resume(); return }
+        writeWaiter = continuation
+        armIdle()
     }
 
     // MARK: Responses
 
-    /// Waits for the final response head (interim responses are skipped).
-    func receiveHead(_ promise: LoopPromise<ReadOutcome>) {
-        if let failure { promise.fail(failure); return }
-        guard exchangeActive, !headReceived, readWaiter == nil else {
-            promise.fail(ConnectionError(.notReusable, "no response is expected now"))
-            return
+    /// The final response head (interim responses are skipped), with the body decoded with it.
+    func receiveHead() -> Readiness<ResponseStart> {
+        guard exchangeActive || decodedHead != nil, !headTaken, headWaiter == nil else {
+            if let failure { return .failed(failure) }
+            return .failed(ConnectionError(.notReusable, "no response is expected now"))
         }
-        startRead(promise, mode: .head)
-    }
-
-    /// Waits for the next body part, or the end.
-    func receiveBodyPart(exchange: Int, _ promise: LoopPromise<ReadOutcome>) {
-        if let failure { promise.fail(failure); return }
-        if responseEnded || exchange != exchangeNumber { promise.succeed(.end); return }
-        guard headReceived, readWaiter == nil else {
-            promise.fail(ConnectionError(.notReusable, "another read is in progress"))
-            return
+        if let head = decodedHead {
+            headTaken = true
+            decodedHead = nil
+            let start = ResponseStart(head: head, exchange: exchangeNumber, body: takePending())
+            return .ready(start)
         }
-        startRead(promise, mode: .body)
+        if let failure { return .failed(failure) }
+        return .wait
     }
 
-    private func startRead(_ promise: LoopPromise<ReadOutcome>, mode: ReadMode) {
-        promise.onCancel { [unowned self] in fail(ConnectionError(.cancelled, "the task was cancelled")) }
-        readWaiter = (promise, mode)
-        touch()
-        pump()
-        if readWaiter != nil { armIdle() }
-    }
-
-    /// Satisfies the pending read from what the state machine has decoded.
-    private func pump() {
-        guard let waiter = readWaiter else { return }
-        let promise = waiter.promise
-        let mode = waiter.mode
-        do {
-            while true {
-                switch try machine.nextEvent() {
-                case .needMoreData:
-                    if peerEOF {
-                        fail(ConnectionError(.remoteClosed, "the server closed the connection"))
-                        return
-                    }
-                    updateInterest()
-                    return
-                case .interimResponse:
-                    continue  // 100 Continue, 103 Early Hints: skipped
-                case .responseHead(let head, let framing):
-                    precondition(mode == .head, "a response head while reading a body")
-                    headReceived = true
-                    responseFraming = framing
-                    readWaiter = nil
-                    let (prefetched, ended, deferred) = prefetchBody()
-                    promise.succeed(.head(HTTP1ResponseHead(status: head.status, version: head.version,
-                                                            reason: head.reasonPhrase.readableString,
-                                                            headers: head.headers.headers),
-                                          exchange: exchangeNumber, prefetched: prefetched, ended: ended))
-                    if let deferred {
-                        // Reported to the body's next read, after the slices decoded before it.
-                        fail(deferred)
-                        return
-                    }
-                case .bodyPart(let slice):
-                    readWaiter = nil
-                    promise.succeed(.bodyPart(slice))
-                case .endOfMessage(_, let keepAlive):
-                    responseEnded = true
-                    readWaiter = nil
-                    if !requestBodyOpen { exchangeDone(keepAlive: keepAlive) }
-                    promise.succeed(.end)
-                case .switchedProtocols:
-                    fail(ConnectionError(.protocolError, "the server switched protocols"))
-                    return
-                case .connectionClosed:
-                    fail(ConnectionError(.remoteClosed, "the server closed the connection"))
-                    return
-                }
-                updateInterest()
-                return
-            }
-        } catch {
-            fail(.from(parser: error))
+    /// Waits for the final response head.
+    func waitForHead(_ continuation: UnsafeContinuation<ResponseStart, any Error>) {
+        switch receiveHead() {
+        case .ready(let start): continuation.resume(returning: start)
+        case .failed(let error): continuation.resume(throwing: error)
+        case .wait:
+            headWaiter = continuation
+            touch()
+            armIdle()
+            updateInterest()
         }
     }
 
-    /// Takes the body slices the machine can decode from bytes already read (no I/O), up to 256
-    /// KiB: a small response is complete with its head. Returns the slices, whether the body
-    /// ended, and a failure met after them (delivered once the slices are consumed).
-    private func prefetchBody() -> ([ByteBuffer], Bool, ConnectionError?) {
-        var slices: [ByteBuffer] = []
-        var size = 0
-        do {
-            while size < 256 * 1024 {
-                switch try machine.nextEvent() {
-                case .bodyPart(let slice):
-                    size += slice.readableBytes
-                    slices.append(slice)
-                case .endOfMessage(_, let keepAlive):
-                    responseEnded = true
-                    if !requestBodyOpen { exchangeDone(keepAlive: keepAlive) }
-                    return (slices, true, nil)
-                case .needMoreData:
-                    return (slices, false, nil)
-                case .connectionClosed:
-                    return (slices, false, ConnectionError(.remoteClosed, "the server closed the connection"))
-                case .switchedProtocols:
-                    return (slices, false, ConnectionError(.protocolError, "the server switched protocols"))
-                case .interimResponse, .responseHead:
-                    return (slices, false, ConnectionError(.protocolError, "a second response head inside a response"))
-                }
-            }
-        } catch {
-            return (slices, false, .from(parser: error))
+    /// Everything decoded of the body of `exchange` since the last pull, or the end.
+    func receiveBody(exchange: Int) -> Readiness<BodyBatch> {
+        guard exchange == exchangeNumber, headTaken, !endDelivered else { return .ready(.end) }
+        if !pending.isEmpty || bodyEnded { return .ready(takePending()) }
+        if let failure { return .failed(failure) }
+        guard bodyWaiter == nil else {
+            return .failed(ConnectionError(.notReusable, "another read is in progress"))
         }
-        return (slices, false, nil)
+        return .wait
     }
 
-    private func exchangeDone(keepAlive: Bool) {
+    /// Waits for body bytes (or the end) of `exchange`.
+    func waitForBody(exchange: Int, _ continuation: UnsafeContinuation<BodyBatch, any Error>) {
+        switch receiveBody(exchange: exchange) {
+        case .ready(let batch): continuation.resume(returning: batch)
+        case .failed(let error): continuation.resume(throwing: error)
+        case .wait:
+            bodyWaiter = continuation
+            touch()
+            armIdle()
+            updateInterest()
+        }
+    }
+
+    /// Hands over the pending slices (and the end, when it was decoded).
+    private func takePending() -> BodyBatch {
+        var batch = BodyBatch(first: nil, ended: bodyEnded)
+        if !pending.isEmpty {
+            batch.first = pending[0]
+            if pending.count > 1 { batch.rest = Array(pending[1...]) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        pendingBytes = 0
+        lastIsCoalesced = false
+        if bodyEnded && !endDelivered {
+            endDelivered = true
+            completeExchangeIfDone()
+        }
+        // Below the high-water mark again: reading resumes.
+        updateInterest()
+        return batch
+    }
+
+    // MARK: Receiving
+
+    /// After the end of the response was handed over and the request body is done: the exchange
+    /// is over, and the connection is reusable or closed.
+    private func completeExchangeIfDone() {
+        guard exchangeActive, endDelivered, !requestBodyOpen else { return }
         exchangeActive = false
         cancelDeadline()
-        if keepAlive && machine.isReusable && !peerEOF {
+        if endKeepAlive && machine.isReusable && !peerEOF && failure == nil {
             reusable.store(true, ordering: .releasing)
+            updateInterest()
         } else {
             reusable.store(false, ordering: .releasing)
             closeTransport(graceful: true)
         }
     }
 
-    // MARK: I/O
+    /// Whether the loop should read now.
+    private var wantsToRead: Bool {
+        guard socket != nil, !peerEOF, failure == nil else { return false }
+        if handshakeWaiter != nil { return true }
+        if tls?.isHandshakeComplete == false { return false }
+        guard exchangeActive else { return true }  // idle: watch for a close or stray bytes
+        if headWaiter != nil || bodyWaiter != nil { return true }
+        if bodyEnded { return true }  // watch for bytes after the response
+        let limit = options.readAheadLimit
+        return limit > 0 && pendingBytes < limit
+    }
 
     private func handle(_ events: EventLoop.Events) {
         if failure != nil || socket == nil { return }
         if events.contains(.writable) { flush() }
         if failure != nil || socket == nil { return }
-        if !events.intersection([.readable, .hangUp, .error, .readHangUp]).isEmpty { readSocket() }
+        if !events.intersection([.readable, .hangUp, .error, .readHangUp]).isEmpty { readAvailable() }
     }
 
-    private func readSocket() {
-        guard let socket, !peerEOF else { return }
+    /// Reads while there is something to read and room for it (a bounded number of reads per
+    /// turn, so one busy connection does not starve the others), decoding as it goes.
+    private func readAvailable() {
+        var reads = 0
+        while wantsToRead && reads < 8 {
+            reads += 1
+            guard readOnce() else { break }
+            if failure != nil { break }
+        }
+        deliver()
+        updateInterest()
+    }
+
+    /// One read from the socket (through TLS when there is one) into a pooled buffer, handed to
+    /// the state machine and decoded. Returns false when nothing more can be read now.
+    private func readOnce() -> Bool {
+        guard let socket, !peerEOF else { return false }
+        // An idle connection that fails tells its pool at once (no one is waiting to hear it).
+        let wasIdle = !exchangeActive && failure == nil && handshakeWaiter == nil
+        defer {
+            if wasIdle && failure != nil {
+                failedWhileIdle = true
+                onIdleClose?()
+            }
+        }
         var eof = false
-        do {
+        var gotBytes = false
+        do throws(any Error) {
             if let tls {
-                // The engine reads the ciphertext where the socket put it (no copy) and leaves
-                // nothing behind but a record's unread tail; the buffer is compacted before each
-                // read so its storage is reused.
-                if cipherBuffer.readableBytes == 0 { cipherBuffer.clear() } else { cipherBuffer.discardReadBytes() }
-                switch try socket.read(into: &cipherBuffer, maxBytes: options.readSize) {
-                case .wouldBlock: return
+                let size = readSize
+                let leftover = cipherLeftover
+                cipherLeftover = ByteBuffer()
+                let (filled, result) = try loop.receiveBuffers.fill(size: size + leftover.readableBytes) { (buffer: inout ByteBuffer) throws(Errno) -> IOResult<Int> in
+                    if leftover.readableBytes > 0 { buffer.writeBuffer(leftover) }
+                    return try socket.read(into: &buffer, maxBytes: max(1, min(size, buffer.writableBytes)))
+                }
+                // Lent to the engine, which only moves its reader index: the pooled storage is
+                // never written, and is free again when this copy goes at the end of the read.
+                var cipher = filled
+                switch result {
+                case .wouldBlock: if cipher.readableBytes == 0 { return false }
                 case .processed(0): tls.receivedEOF(); eof = true
-                case .processed: break
+                case .processed(let n): adapt(readSize: n)
                 }
                 touch()
                 if handshakeWaiter != nil {
-                    driveHandshake()
-                    return
+                    driveHandshake(&cipher)
+                    if cipher.readableBytes > 0 { cipherLeftover = cipher }
+                    return failure == nil
                 }
-                var plain = ByteBuffer()
-                do {
-                    readLoop: while true {
-                        switch try tls.readPlaintext(from: &cipherBuffer, into: &plain) {
-                        case .bytes: continue
-                        case .needsMoreData: break readLoop
-                        case .closed: eof = true; break readLoop
+                var closedByPeer = false
+                var tlsError: TLSError?
+                let (plain, _) = try loop.receiveBuffers.fill(size: readSize * 2) { (buffer: inout ByteBuffer) throws(Errno) -> Void in
+                    machine.moveUnconsumedBytes(into: &buffer)
+                    do throws(TLSError) {
+                        readLoop: while true {
+                            switch try tls.readPlaintext(from: &cipher, into: &buffer) {
+                            case .bytes: continue
+                            case .needsMoreData: break readLoop
+                            case .closed: closedByPeer = true; break readLoop
+                            }
                         }
+                    } catch {
+                        tlsError = error
                     }
-                } catch {
+                    // `cipher` is used up: after needsMoreData the engine took everything (a cut
+                    // record into its own buffer); what may follow a close_notify or an error is
+                    // never read.
+                }
+                if let tlsError {
                     // RFC 8446 §6.1 / design §9: a close without close_notify truncates a body
                     // delimited by the close (curl 56); elsewhere the framing decides.
-                    if error.code != .closedWithoutCloseNotify || (responseFraming == .untilClose && !responseEnded) {
-                        fail(.from(tls: error))
-                        return
+                    if tlsError.code != .closedWithoutCloseNotify || (responseFraming == .untilClose && exchangeActive && !bodyEnded) {
+                        if plain.readableBytes > 0 { try? machine.receivedBytes(plain); decode() }
+                        fail(.from(tls: tlsError))
+                        return false
                     }
                     eof = true
                 }
-                if plain.readableBytes > 0 { try machine.receivedBytes(plain) }
+                if closedByPeer { eof = true }
+                if plain.readableBytes > 0 {
+                    try machine.receivedBytes(plain)
+                    gotBytes = true
+                }
                 if tls.hasPendingCiphertext {
                     output.append(.buffer(tls.pendingCiphertext()))
                     flush()
                 }
             } else {
-                var plain = ByteBuffer()
-                switch try socket.read(into: &plain, maxBytes: options.readSize) {
-                case .wouldBlock: return
-                case .processed(0): eof = true
-                case .processed: try machine.receivedBytes(plain)
+                let size = readSize
+                let (plain, result) = try loop.receiveBuffers.fill(size: size) { (buffer: inout ByteBuffer) throws(Errno) -> IOResult<Int> in
+                    machine.moveUnconsumedBytes(into: &buffer)
+                    return try socket.read(into: &buffer, maxBytes: min(size, buffer.writableBytes))
+                }
+                switch result {
+                case .wouldBlock:
+                    if plain.readableBytes > 0 { try machine.receivedBytes(plain) }
+                    return false
+                case .processed(0):
+                    if plain.readableBytes > 0 { try machine.receivedBytes(plain) }
+                    eof = true
+                case .processed(let n):
+                    try machine.receivedBytes(plain)
+                    gotBytes = true
+                    adapt(readSize: n)
                 }
                 touch()
             }
@@ -501,22 +633,143 @@ final class ConnectionCore: @unchecked Sendable {
                 // Level-triggered hang-ups would repeat: nothing more will be read.
                 if let registration { loop.deregister(registration) }
                 registration = nil
+                interest = []
                 reusable.store(false, ordering: .releasing)
             }
         } catch let error as HTTPParserError {
+            decodeAfterFailure()
             fail(.from(parser: error))
-            return
+            return false
         } catch let error as Errno {
             fail(.from(io: error, writing: false))
-            return
+            return false
         } catch {
             fail(.from(error))
+            return false
+        }
+        if exchangeActive {
+            decode()
+        } else if eof || gotBytes {
+            // An idle connection that closed, or that received bytes nobody asked for (RFC 9112
+            // §9.3: a stray byte would be taken for the next response): it must go.
+            fail(eof ? ConnectionError(.remoteClosed, "the server closed the idle connection")
+                     : ConnectionError(.protocolError, "the server sent bytes on an idle connection"))
+            return false
+        }
+        return !eof && failure == nil
+    }
+
+    /// Adapts the next read's size to how much the last read returned.
+    private func adapt(readSize n: Int) {
+        if n >= readSize && readSize < options.readSize {
+            readSize = min(readSize * 2, options.readSize)
+        } else if n < readSize / 4 && readSize > ReceiveBufferPool.smallestSize {
+            readSize = max(readSize / 2, ReceiveBufferPool.smallestSize)
+        }
+    }
+
+    /// Decodes what the machine can from the bytes received: the head, body slices, the end.
+    private func decode() {
+        do {
+            while true {
+                switch try machine.nextEvent() {
+                case .needMoreData:
+                    if peerEOF && exchangeActive && !bodyEnded {
+                        fail(ConnectionError(.remoteClosed, "the server closed the connection"))
+                    }
+                    machine.releaseBufferIfConsumed()
+                    return
+                case .interimResponse:
+                    continue  // 100 Continue, 103 Early Hints: skipped
+                case .responseHead(let head, let framing):
+                    responseFraming = framing
+                    decodedHead = HTTP1ResponseHead(status: head.status, version: head.version,
+                                                    reason: head.reasonPhrase.readableString,
+                                                    headers: head.headers.headers)
+                case .bodyPart(let slice):
+                    appendPending(slice)
+                case .endOfMessage(_, let keepAlive):
+                    bodyEnded = true
+                    endKeepAlive = keepAlive
+                    machine.releaseBufferIfConsumed()
+                    return
+                case .switchedProtocols:
+                    fail(ConnectionError(.protocolError, "the server switched protocols"))
+                    return
+                case .connectionClosed:
+                    // After a complete response the close is the server ending the connection
+                    // (Connection: close, or its keep-alive timeout): the exchange stands.
+                    if !bodyEnded { fail(ConnectionError(.remoteClosed, "the server closed the connection")) }
+                    return
+                }
+            }
+        } catch {
+            fail(.from(parser: error))
+        }
+    }
+
+    /// Decodes what can still be decoded from the bytes already received before a failure is
+    /// recorded, so the head and the body slices before the bad byte are handed over first.
+    private func decodeAfterFailure() {
+        guard exchangeActive else { return }
+        while let event = try? machine.nextEvent() {
+            switch event {
+            case .responseHead(let head, let framing):
+                responseFraming = framing
+                decodedHead = HTTP1ResponseHead(status: head.status, version: head.version,
+                                                reason: head.reasonPhrase.readableString, headers: head.headers.headers)
+            case .bodyPart(let slice): appendPending(slice)
+            case .interimResponse: continue
+            default: return
+            }
+        }
+    }
+
+    /// Adds a decoded body slice to the pending ones: small slices are copied into one buffer of
+    /// our own (the chunks of a chunked body of tiny chunks become one slice), larger ones are kept
+    /// as they are (zero copy).
+    private func appendPending(_ slice: ByteBuffer) {
+        let count = slice.readableBytes
+        guard count > 0 else { return }
+        pendingBytes += count
+        if count <= ConnectionCore.coalesceBelow {
+            if lastIsCoalesced, pending[pending.count - 1].writableBytes >= count {
+                pending[pending.count - 1].writeBuffer(slice)
+                return
+            }
+            var own = ByteBuffer(capacity: ConnectionCore.coalescedCapacity)
+            own.writeBuffer(slice)
+            pending.append(own)
+            lastIsCoalesced = true
             return
         }
-        if readWaiter != nil {
-            pump()
-        } else if eof && !exchangeActive {
-            closeTransport(graceful: false)
+        pending.append(slice)
+        lastIsCoalesced = false
+    }
+
+    /// Slices at most this large are copied together; larger ones are handed over as they are.
+    static let coalesceBelow = 2048
+    /// The size of the buffers small slices are copied into.
+    static let coalescedCapacity = 32 << 10
+
+    /// Wakes the callers that can proceed now.
+    private func deliver() {
+        // Each waiter is taken out first: the checks below refuse a second waiter.
+        if let waiter = headWaiter {
+            headWaiter = nil
+            switch receiveHead() {
+            case .ready(let start): waiter.resume(returning: start)
+            case .failed(let error): waiter.resume(throwing: error)
+            case .wait: headWaiter = waiter
+            }
+        }
+        if let waiter = bodyWaiter {
+            bodyWaiter = nil
+            switch receiveBody(exchange: exchangeNumber) {
+            case .ready(let batch): waiter.resume(returning: batch)
+            case .failed(let error): waiter.resume(throwing: error)
+            case .wait: bodyWaiter = waiter
+            }
         }
     }
 
@@ -559,7 +812,7 @@ final class ConnectionCore: @unchecked Sendable {
         }
         if let waiter = writeWaiter {
             writeWaiter = nil
-            waiter.succeed(())
+            waiter.resume()
         }
         updateInterest()
     }
@@ -567,7 +820,7 @@ final class ConnectionCore: @unchecked Sendable {
     private func updateInterest() {
         guard let registration else { return }
         var wanted: EventLoop.Interest = []
-        if readWaiter != nil || handshakeWaiter != nil { wanted.insert(.readable) }
+        if wantsToRead { wanted.insert(.readable) }
         if !output.isEmpty || pendingFile != nil { wanted.insert(.writable) }
         guard wanted != interest else { return }
         do {
@@ -582,7 +835,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     private func touch() { lastActivity = Instant.now() }
 
-    private var waitingOnPeer: Bool { readWaiter != nil || writeWaiter != nil || handshakeWaiter != nil }
+    private var waitingOnPeer: Bool { headWaiter != nil || bodyWaiter != nil || writeWaiter != nil || handshakeWaiter != nil }
 
     private func armIdle() {
         guard idleTimer == nil, failure == nil else { return }
@@ -614,7 +867,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     // MARK: Closing
 
-    /// Fails the connection for good: closes it and fails every waiter with `error`.
+    /// Fails the connection for good: closes it and fails every waiter with `error`. A head or body
+    /// bytes already decoded stay deliverable (their waiters would not exist otherwise).
     func fail(_ error: ConnectionError) {
         guard failure == nil else { return }
         failure = error
@@ -624,21 +878,32 @@ final class ConnectionCore: @unchecked Sendable {
         idleTimer = nil
         deadlineTimer = nil
         handshakeTimer = nil
-        let waiters: [LoopPromise<Void>] = [handshakeWaiter, writeWaiter].compactMap { $0 }
+        let handshake = handshakeWaiter
         handshakeWaiter = nil
-        writeWaiter = nil
-        let reader = readWaiter?.promise
-        readWaiter = nil
-        for waiter in waiters { waiter.fail(error) }
-        reader?.fail(error)
+        handshake?.fail(error)
+        if let waiter = writeWaiter {
+            writeWaiter = nil
+            waiter.resume(throwing: error)
+        }
+        deliver()
     }
 
-    /// Closes on the caller's request. Idempotent.
+    /// Closes on the caller's request (or its cancellation). Idempotent.
     func close() {
         if failure == nil {
             closeTransport(graceful: true)
             fail(ConnectionError(.cancelled, "the connection was closed"))
         }
+    }
+
+    /// The awaiting task was cancelled: the exchange cannot go on, and the connection closes.
+    func cancel() {
+        // A decoded head or body would otherwise still satisfy the cancelled caller.
+        decodedHead = nil
+        pending.removeAll()
+        pendingBytes = 0
+        bodyEnded = false
+        fail(ConnectionError(.cancelled, "the task was cancelled"))
     }
 
     private func closeTransport(graceful: Bool) {

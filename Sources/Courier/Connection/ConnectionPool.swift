@@ -1,7 +1,12 @@
 // ConnectionPool: the I/O shell around CourierPool's `PoolStateMachine` (AsyncHTTPClient's shape:
-// the machine decides, the shell runs its actions). The actor owns the machine, the established
-// `HTTP1Connection`s by id, and the requests waiting for a lease. Every event goes into the machine
-// on the actor and every action it returns is run at once, in order; nothing here decides policy.
+// the machine decides under a lock, the shell runs its actions outside it —
+// `modifyStateAndRunActions`). Every event goes into the machine under the `Mutex`; the actions it
+// returns are turned, still under the lock, into effects on the shell's own tables (a lease parked
+// for its request, a connection taken out to be closed), and the effects that reach outside — a
+// continuation resumed, a connection opened or closed, the timer — run after the lock is released.
+//
+// No actor: a transfer running on the event loop leases an idle connection with one lock and no
+// suspension (the machine answers `executeRequest` at once), and gives it back the same way.
 //
 // Invariants:
 // - a connection is in `connections` from the moment it is established until the machine asks for
@@ -10,7 +15,9 @@
 // - an `executeRequest` or `failRequest` action for a request nobody waits for yet is parked in
 //   `leases` / `failures` until `execute` picks it up (actions may come before the wait starts);
 // - each request reaches the machine's terminal outcome exactly once: `requestCompleted` from
-//   `execute`, or a `failRequest` action.
+//   `execute`, or a `failRequest` action;
+// - an idle connection that closes on its own (the server's keep-alive timeout, a reset, stray
+//   bytes) is reported by its connection at once and leaves the pool: reuse needs no probe read.
 //
 // The retry rule (docs/pool.md rule 8) needs to know whether a failed exchange received any byte of
 // a response. Without that knowledge the shell says "after response bytes", which never retries:
@@ -22,10 +29,11 @@ import CourierHTTP1
 import CourierPool
 import CourierPosix
 import CourierTLS
+import Synchronization
 
 /// A pool of HTTP/1.1 connections per origin, with AFNetworking-style reuse and the retry-once rule
 /// for idempotent requests (docs/pool.md). Usable on its own or under a session.
-public actor ConnectionPool {
+public final class ConnectionPool: Sendable {
     /// Where connections go: scheme (`http` or `https`), host, port.
     public struct Origin: Hashable, Sendable {
         /// `http` or `https`.
@@ -45,25 +53,44 @@ public actor ConnectionPool {
         var key: PoolKey { PoolKey(scheme: scheme, host: host, port: Int(port)) }
     }
 
-    private var machine: PoolStateMachine
+    private typealias Lease = (id: ConnectionID, connection: HTTP1Connection)
+
+    private struct State {
+        var machine: PoolStateMachine
+        var connections: [ConnectionID: HTTP1Connection] = [:]
+        var discarded: Set<ConnectionID> = []
+        var waiting: [RequestID: UnsafeContinuation<Lease, any Error>] = [:]
+        var leases: [RequestID: Lease] = [:]
+        var failures: [RequestID: any Error] = [:]
+        var nextRequest: UInt64 = 0
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        var isShutDown = false
+        /// Why recent connection attempts failed, by the token passed to the machine as
+        /// `underlying`, so a request failed for `connectFailed` gets the real ConnectionError (its
+        /// curl code: 6, 7, 28, 35, 60, 90 differ). Only the most recent 64 are kept.
+        var connectErrors: [Int: ConnectionError] = [:]
+        var nextConnectErrorToken = 0
+    }
+
+    /// What an event asks the shell to do once the lock is released.
+    private enum Effect {
+        case connect(ConnectionID, PoolKey)
+        case resume(UnsafeContinuation<Lease, any Error>, Lease)
+        case fail(UnsafeContinuation<Lease, any Error>, any Error)
+        case close(HTTP1Connection)
+        case scheduleTimer(CourierPool.Instant)
+        case cancelTimer
+        case shutdownComplete([CheckedContinuation<Void, Never>])
+    }
+
+    private let state: Mutex<State>
     private let tls: TLSConfiguration
     private let options: HTTP1ConnectionOptions
-    private var connections: [ConnectionID: HTTP1Connection] = [:]
-    private var discarded: Set<ConnectionID> = []
-    private var waiting: [RequestID: CheckedContinuation<ConnectionID, any Error>] = [:]
-    private var leases: [RequestID: ConnectionID] = [:]
-    private var failures: [RequestID: any Error] = [:]
-    private var nextRequest: UInt64 = 0
+    /// The loop the pool's connections (and its timer) live on.
+    private let loop: EventLoop
     /// The machine's one timer, on the loop's timer queue: a `Task.sleep` per request would
     /// leave a sleeping task and a dispatch timer behind each cancelled one until its deadline.
     private let timer: PoolTimer
-    private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
-    private var isShutDown = false
-    /// Why recent connection attempts failed, by the token passed to the machine as `underlying`,
-    /// so a request failed for `connectFailed` gets the real ConnectionError (its curl code: 6, 7,
-    /// 28, 35, 60, 90 differ). Only the most recent 64 are kept.
-    private var connectErrors: [Int: ConnectionError] = [:]
-    private var nextConnectErrorToken = 0
 
     /// Creates a pool.
     /// - Parameters:
@@ -73,13 +100,18 @@ public actor ConnectionPool {
     public init(limits: PoolStateMachine.Limits = PoolStateMachine.Limits(), tls: TLSConfiguration = TLSConfiguration(),
                 options: HTTP1ConnectionOptions = HTTP1ConnectionOptions()) {
         LiveObjects.created(.pool)
-        machine = PoolStateMachine(limits: limits)
+        state = Mutex(State(machine: PoolStateMachine(limits: limits)))
         self.tls = tls
         self.options = options
-        timer = PoolTimer(loop: options.eventLoop ?? SharedRuntime.loop)
+        loop = options.eventLoop ?? SharedRuntime.loop
+        timer = PoolTimer(loop: loop)
     }
 
     deinit { LiveObjects.destroyed(.pool) }
+
+    /// The event loop the pool's connections run on: a transfer that runs there (as its task
+    /// executor preference) moves bytes without a thread switch.
+    public var eventLoop: EventLoop { loop }
 
     /// Runs one exchange on a pooled connection: `exchange` sends the request and reads the whole
     /// response; afterwards the connection goes back to the pool if it can be reused, else it is
@@ -94,28 +126,29 @@ public actor ConnectionPool {
     /// - Throws: the exchange's error, or `PoolError` (wait deadline, shutdown, connect failure).
     public func execute<Value: Sendable>(
         origin: Origin, method: HTTPMethod, isBodyReplayable: Bool = true,
-        _ exchange: @Sendable (HTTP1Connection) async throws -> Value
+        _ exchange: (HTTP1Connection) async throws -> Value
     ) async throws -> Value {
-        nextRequest += 1
-        let id = RequestID(nextRequest)
-        run(machine.executeRequest(id, to: origin.key, isIdempotent: PoolStateMachine.isIdempotent(method: method.rawValue),
-                                   isBodyReplayable: isBodyReplayable, now: ConnectionPool.now()))
+        let key = origin.key
+        let isIdempotent = PoolStateMachine.isIdempotent(method: method.rawValue)
+        let id = modify { s -> RequestID in
+            s.nextRequest += 1
+            return RequestID(s.nextRequest)
+        } actions: { s, id in
+            s.machine.executeRequest(id, to: key, isIdempotent: isIdempotent, isBodyReplayable: isBodyReplayable, now: ConnectionPool.now())
+        }
         while true {
-            let connectionID = try await lease(id)
-            guard let connection = connections[connectionID] else {
-                preconditionFailure("the pool machine leased \(connectionID), which the shell does not hold")
-            }
+            let lease = try await self.lease(id)
             do {
-                let value = try await exchange(connection)
-                run(machine.requestCompleted(on: connectionID, keepAlive: connection.isReusable, now: ConnectionPool.now()))
+                let value = try await exchange(lease.connection)
+                let keepAlive = lease.connection.isReusable
+                modify { _ in } actions: { s, _ in s.machine.requestCompleted(on: lease.id, keepAlive: keepAlive, now: ConnectionPool.now()) }
                 return value
             } catch {
                 let kind: FailureKind = ConnectionPool.failedBeforeAnyResponseByte(error) ? .beforeAnyResponseByte : .afterResponseBytes
-                let actions = machine.requestFailed(id, on: connectionID, kind: kind)
-                let failed = actions.contains { if case .failRequest(id, _) = $0 { return true } else { return false } }
-                run(actions)
+                let failed = modify { _ in false } actions: { s, _ in s.machine.requestFailed(id, on: lease.id, kind: kind) }
+                    transform: { actions in actions.contains { if case .failRequest(id, _) = $0 { return true } else { return false } } }
                 if failed {
-                    failures[id] = nil
+                    state.withLock { s in _ = s.failures.removeValue(forKey: id) }
                     throw error
                 }
                 // Rule 8: the machine opened a connection just for this request; wait for it.
@@ -125,109 +158,196 @@ public actor ConnectionPool {
 
     /// Closes idle connections, fails waiting requests, and returns when every connection is gone.
     public func shutdown() async {
-        guard !isShutDown else { return }
-        isShutDown = true
-        await withCheckedContinuation { continuation in
-            shutdownWaiters.append(continuation)
-            run(machine.shutdown())
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let first = state.withLock { s -> Bool in
+                s.shutdownWaiters.append(continuation)
+                if s.isShutDown { return false }
+                s.isShutDown = true
+                return true
+            }
+            if first {
+                modify { _ in } actions: { s, _ in s.machine.shutdown() }
+            } else {
+                // Shut down before: the machine's shutdownComplete may already have come.
+                let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                    guard s.machine.isShutDown else { return [] }
+                    defer { s.shutdownWaiters.removeAll() }
+                    return s.shutdownWaiters
+                }
+                for waiter in waiters { waiter.resume() }
+            }
         }
         timer.cancel()
     }
 
     /// The number of connections the pool holds for `origin` (connecting, idle and leased).
-    public func connectionCount(for origin: Origin) -> Int { machine.connectionCount(for: origin.key) }
+    public func connectionCount(for origin: Origin) -> Int {
+        state.withLock { $0.machine.connectionCount(for: origin.key) }
+    }
 
     // MARK: The shell
 
-    private func lease(_ id: RequestID) async throws -> ConnectionID {
-        if let connection = leases.removeValue(forKey: id) { return connection }
-        if let failure = failures.removeValue(forKey: id) { throw failure }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                waiting[id] = continuation
-            }
-        } onCancel: {
-            Task { await self.cancel(id) }
+    /// Feeds an event to the machine under the lock and runs the effects of its actions after.
+    @discardableResult
+    private func modify<Result>(_ prepare: (inout State) -> Result,
+                                actions event: (inout State, Result) -> [PoolStateMachine.Action],
+                                transform: ([PoolStateMachine.Action]) -> Result? = { _ in nil }) -> Result {
+        let (result, effects) = state.withLock { s -> (Result, [Effect]) in
+            let prepared = prepare(&s)
+            let actions = event(&s, prepared)
+            var effects: [Effect] = []
+            apply(actions, to: &s, effects: &effects)
+            return (transform(actions) ?? prepared, effects)
         }
+        run(effects)
+        return result
     }
 
-    private func cancel(_ id: RequestID) {
-        guard waiting[id] != nil else { return }
-        run(machine.cancelRequest(id))
-    }
-
-    private func run(_ actions: [PoolStateMachine.Action]) {
+    /// Turns the machine's actions into changes of the shell's tables and effects to run later.
+    private func apply(_ actions: [PoolStateMachine.Action], to s: inout State, effects: inout [Effect]) {
         for action in actions {
             switch action {
             case .createConnection(let id, let key):
+                effects.append(.connect(id, key))
+            case .executeRequest(let request, let id):
+                guard let connection = s.connections[id] else {
+                    preconditionFailure("the pool machine leased \(id), which the shell does not hold")
+                }
+                if let continuation = s.waiting.removeValue(forKey: request) {
+                    effects.append(.resume(continuation, (id, connection)))
+                } else {
+                    s.leases[request] = (id, connection)
+                }
+            case .failRequest(let request, let poolError):
+                var error: any Error = poolError
+                if poolError.code == .connectFailed, let token = poolError.underlying, let cause = s.connectErrors[token] {
+                    error = cause
+                }
+                if let continuation = s.waiting.removeValue(forKey: request) {
+                    effects.append(.fail(continuation, error))
+                } else {
+                    s.failures[request] = error
+                }
+            case .closeConnection(let id):
+                if let connection = s.connections.removeValue(forKey: id) {
+                    effects.append(.close(connection))
+                } else {
+                    s.discarded.insert(id)
+                }
+            case .scheduleTimer(let deadline):
+                effects.append(.scheduleTimer(deadline))
+            case .cancelTimer:
+                effects.append(.cancelTimer)
+            case .shutdownComplete:
+                effects.append(.shutdownComplete(s.shutdownWaiters))
+                s.shutdownWaiters.removeAll()
+            }
+        }
+    }
+
+    private func run(_ effects: [Effect]) {
+        for effect in effects {
+            switch effect {
+            case .connect(let id, let key):
                 let tls = key.scheme == "https" ? self.tls : nil
                 let options = self.options
-                Task {
+                // On the loop: the connection's set-up and its first exchange need no hop.
+                Task(executorPreference: loop) {
                     do {
                         let connection = try await HTTP1Connection.connect(host: key.host, port: UInt16(key.port), tls: tls, options: options)
-                        await self.established(id, connection)
+                        self.established(id, connection)
                     } catch {
                         self.failedToConnect(id, error)
                     }
                 }
-            case .executeRequest(let request, let connection):
-                if let continuation = waiting.removeValue(forKey: request) {
-                    continuation.resume(returning: connection)
-                } else {
-                    leases[request] = connection
-                }
-            case .failRequest(let request, let poolError):
-                var error: any Error = poolError
-                if poolError.code == .connectFailed, let token = poolError.underlying, let cause = connectErrors[token] {
-                    error = cause
-                }
-                if let continuation = waiting.removeValue(forKey: request) {
-                    continuation.resume(throwing: error)
-                } else {
-                    failures[request] = error
-                }
-            case .closeConnection(let id):
-                if let connection = connections.removeValue(forKey: id) {
-                    Task { await connection.close() }
-                } else {
-                    discarded.insert(id)
-                }
+            case .resume(let continuation, let lease):
+                continuation.resume(returning: lease)
+            case .fail(let continuation, let error):
+                continuation.resume(throwing: error)
+            case .close(let connection):
+                connection.closeSoon()
             case .scheduleTimer(let deadline):
                 let delay = deadline.nanoseconds &- min(deadline.nanoseconds, ConnectionPool.now().nanoseconds)
                 // Weak: a pending timer must not keep a pool nobody uses alive.
                 timer.schedule(after: .nanoseconds(Int64(min(delay, UInt64(Int64.max))))) { [weak self] in
-                    guard let self else { return }
-                    Task { await self.timerFired() }
+                    self?.modify { _ in } actions: { s, _ in s.machine.timerFired(now: ConnectionPool.now()) }
                 }
             case .cancelTimer:
                 timer.cancel()
-            case .shutdownComplete:
-                for waiter in shutdownWaiters { waiter.resume() }
-                shutdownWaiters.removeAll()
+            case .shutdownComplete(let waiters):
+                for waiter in waiters { waiter.resume() }
             }
         }
     }
 
-    private func established(_ id: ConnectionID, _ connection: HTTP1Connection) async {
-        if discarded.remove(id) != nil {
-            await connection.close()
+    private func lease(_ id: RequestID) async throws -> Lease {
+        enum Parked { case lease(Lease), failure(any Error), none }
+        let parked = state.withLock { s -> Parked in
+            if let lease = s.leases.removeValue(forKey: id) { return .lease(lease) }
+            if let failure = s.failures.removeValue(forKey: id) { return .failure(failure) }
+            return .none
+        }
+        switch parked {
+        case .lease(let lease): return lease
+        case .failure(let error): throw error
+        case .none: break
+        }
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Lease, any Error>) in
+                let parked = state.withLock { s -> Parked in
+                    if let lease = s.leases.removeValue(forKey: id) { return .lease(lease) }
+                    if let failure = s.failures.removeValue(forKey: id) { return .failure(failure) }
+                    s.waiting[id] = continuation
+                    return .none
+                }
+                switch parked {
+                case .lease(let lease): continuation.resume(returning: lease)
+                case .failure(let error): continuation.resume(throwing: error)
+                case .none: break
+                }
+            }
+        } onCancel: {
+            modify { s in s.waiting[id] != nil } actions: { s, waiting in waiting ? s.machine.cancelRequest(id) : [] }
+        }
+    }
+
+    private func established(_ id: ConnectionID, _ connection: HTTP1Connection) {
+        let discard = state.withLock { s -> Bool in
+            if s.discarded.remove(id) != nil { return true }
+            s.connections[id] = connection
+            return false
+        }
+        if discard {
+            connection.closeSoon()
             return
         }
-        connections[id] = connection
-        run(machine.connectionEstablished(id, now: ConnectionPool.now()))
+        // An idle connection that closes on its own leaves the pool at once.
+        connection.whenIdleCloses { [weak self] in self?.idleConnectionClosed(id) }
+        modify { _ in } actions: { s, _ in s.machine.connectionEstablished(id, now: ConnectionPool.now()) }
+    }
+
+    private func idleConnectionClosed(_ id: ConnectionID) {
+        let connection = modify { s -> HTTP1Connection? in
+            // A leased connection reports through its exchange (which fails, or finds it closed).
+            s.machine.isIdle(id) ? s.connections.removeValue(forKey: id) : nil
+        } actions: { s, closed in
+            closed == nil ? [] : s.machine.connectionClosed(id)
+        }
+        connection?.closeSoon()
     }
 
     private func failedToConnect(_ id: ConnectionID, _ error: any Error) {
-        if discarded.remove(id) != nil { return }
-        nextConnectErrorToken += 1
-        let token = nextConnectErrorToken
-        connectErrors[token] = ConnectionError.from(error)
-        connectErrors[token - 64] = nil
-        run(machine.connectionFailedToConnect(id, underlying: token))
-    }
-
-    private func timerFired() {
-        run(machine.timerFired(now: ConnectionPool.now()))
+        modify { s -> Int? in
+            if s.discarded.remove(id) != nil { return nil }
+            s.nextConnectErrorToken += 1
+            let token = s.nextConnectErrorToken
+            s.connectErrors[token] = ConnectionError.from(error)
+            s.connectErrors[token - 64] = nil
+            return token
+        } actions: { s, token in
+            guard let token else { return [] }
+            return s.machine.connectionFailedToConnect(id, underlying: token)
+        }
     }
 
     static func now() -> CourierPool.Instant {
@@ -242,10 +362,10 @@ public actor ConnectionPool {
 }
 
 /// The pool's one pending timer, kept on an event loop's timer queue. Scheduling replaces the
-/// pending timer; both calls hop to the loop (timers are loop-confined).
+/// pending timer; both calls hop to the loop (timers are loop-confined) unless already there.
 final class PoolTimer: @unchecked Sendable {
-    // @unchecked: `pending` is touched only on the loop thread (inside
-    // `loop.execute`), which serialises every access.
+    // @unchecked: `pending` is touched only on the loop thread (inside `loop.execute`), which
+    // serialises every access.
     private let loop: EventLoop
     private var pending: EventLoop.Timer?
 

@@ -123,7 +123,11 @@ public final class HTTP1Connection: Sendable {
                 }
                 let deadline = bound
                 let handshakeStarted = Instant.now()
-                try await connection.run { (promise: LoopPromise<Void>) in core.handshake(promise, deadline: deadline) }
+                do {
+                    try await loop.submit(deferred: { (promise: LoopPromise<Void>) in core.handshake(promise, deadline: deadline) })
+                } catch {
+                    throw connection.closing(ConnectionError.from(error))
+                }
                 timings.tlsHandshake = Instant.now() - handshakeStarted
                 _ = engine
                 try await connection.decideTrust(tls: tls!, options: options)
@@ -245,10 +249,9 @@ public final class HTTP1Connection: Sendable {
         }
         var info = HTTP1ClientConnection.RequestInfo(method: method, headers: headers, hasBody: hasBody)
         info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
-        let core = self.core
         let requestInfo = info
         requests.add(1, ordering: .relaxed)
-        try await run { (promise: LoopPromise<Void>) in core.sendHead(encoded, info: requestInfo, promise: promise) }
+        try await perform({ core in core.sendHead(encoded, info: requestInfo) }, wait: { core, waiter in core.waitForWrite(waiter) })
     }
 
     /// Sends a request with a whole body in one call (head, body, end).
@@ -277,8 +280,7 @@ public final class HTTP1Connection: Sendable {
     ///   buffer writes nothing).
     /// - Throws: `ConnectionError` (`invalidRequest` when it would exceed the declared length).
     public func writeBody(_ buffer: ByteBuffer) async throws(ConnectionError) {
-        let core = self.core
-        try await run { (promise: LoopPromise<Void>) in core.writeBody(buffer, promise: promise) }
+        try await perform({ core in core.writeBody(buffer) }, wait: { core, waiter in core.waitForWrite(waiter) })
     }
 
     /// Writes `count` bytes of `file` from `offset` as part of a Content-Length request body, with
@@ -290,8 +292,7 @@ public final class HTTP1Connection: Sendable {
     /// - Throws: `ConnectionError` (`invalidRequest` on TLS, for chunked bodies, when the count
     ///   exceeds the declared length or the file is shorter than the range).
     public func writeFile(_ file: File, offset: Int64, count: Int) async throws(ConnectionError) {
-        let core = self.core
-        try await run { (promise: LoopPromise<Void>) in core.writeFile(file, offset: offset, count: count, promise: promise) }
+        try await perform({ core in core.writeFile(file, offset: offset, count: count) }, wait: { core, waiter in core.waitForWrite(waiter) })
     }
 
     /// Ends the request body: the last chunk (with `trailers`) for chunked bodies; a check that
@@ -299,40 +300,61 @@ public final class HTTP1Connection: Sendable {
     /// - Parameter trailers: trailer fields (chunked bodies only).
     /// - Throws: `ConnectionError`.
     public func finishBody(trailers: HTTPHeaders = HTTPHeaders()) async throws(ConnectionError) {
-        let core = self.core
-        try await run { (promise: LoopPromise<Void>) in core.finishBody(trailers: trailers, promise: promise) }
+        try await perform({ core in core.finishBody(trailers: trailers) }, wait: { core, waiter in core.waitForWrite(waiter) })
     }
 
     /// Waits for the final response head (1xx interim responses are skipped).
     /// - Returns: the response; read its `body` to the end before the next request.
     /// - Throws: `ConnectionError` (`remoteClosed` for an empty reply, `protocolError`, timeouts).
     public func receiveResponse() async throws(ConnectionError) -> HTTP1Response {
-        let core = self.core
-        let outcome = try await run { (promise: LoopPromise<ReadOutcome>) in core.receiveHead(promise) }
-        guard case .head(let head, let exchange, let prefetched, let ended) = outcome else {
-            throw closing(ConnectionError(.protocolError, "no response head"))
-        }
-        return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason,
-                             headers: head.headers,
-                             body: HTTP1ResponseBody(connection: self, exchange: exchange, prefetched: prefetched, ended: ended))
+        let start = try await perform({ core in core.receiveHead() }, wait: { core, waiter in core.waitForHead(waiter) })
+        let head = start.head
+        return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason, headers: head.headers,
+                             body: HTTP1ResponseBody(connection: self, exchange: start.exchange, prefetched: start.body))
     }
 
     /// Closes the connection (with a TLS close_notify when possible). Operations in progress fail
     /// with `cancelled`. Idempotent.
     public func close() async {
         let core = self.core
+        if core.isOnLoop {
+            core.close()
+            return
+        }
         _ = try? await core.loop.submit { core.close() }
     }
 
     // MARK: Internals
 
-    /// The next body part, or nil at the end.
-    func nextBodyPart(exchange: Int) async throws(ConnectionError) -> ByteBuffer? {
+    /// Closes the connection without waiting (on the loop, now if already there).
+    func closeSoon() {
         let core = self.core
-        switch try await run({ (promise: LoopPromise<ReadOutcome>) in core.receiveBodyPart(exchange: exchange, promise) }) {
-        case .bodyPart(let slice): return slice
-        case .end, .head: return nil
+        if core.isOnLoop { core.close() } else { core.loop.execute { core.close() } }
+    }
+
+    /// Calls `handler` (on the loop) when the connection closes or fails while no exchange is in
+    /// progress: a pool drops it at once instead of finding it dead at the next lease.
+    func whenIdleCloses(_ handler: @escaping @Sendable () -> Void) {
+        let core = self.core
+        if core.isOnLoop { core.onIdleClose = handler } else { core.loop.execute { core.onIdleClose = handler } }
+    }
+
+    /// The event loop this connection lives on.
+    var eventLoop: EventLoop { core.loop }
+
+    /// Decoded response-body bytes read ahead and not yet taken by the consumer (tests only).
+    package var bufferedBodyBytes: Int {
+        get async {
+            let core = self.core
+            if core.isOnLoop { return core.bufferedBodyBytes }
+            return (try? await core.loop.submit { core.bufferedBodyBytes }) ?? 0
         }
+    }
+
+    /// Everything decoded of the body since the last pull (or the end).
+    func nextBody(exchange: Int) async throws(ConnectionError) -> BodyBatch {
+        try await perform({ core in core.receiveBody(exchange: exchange) },
+                          wait: { core, waiter in core.waitForBody(exchange: exchange, waiter) })
     }
 
     /// The Host field value: the host (bracketed if IPv6) and the port unless it is the default.
@@ -343,15 +365,45 @@ public final class HTTP1Connection: Sendable {
         return port == defaultPort ? name : "\(name):\(port)"
     }
 
-    /// Runs loop-side work and maps every failure to a ConnectionError; a failure closes the
-    /// connection (a cancellation that struck before the work started included).
-    private func run<T: Sendable>(_ body: @escaping @Sendable (LoopPromise<T>) -> Void) async throws(ConnectionError) -> T {
+    /// Runs a loop-side operation: directly when the caller already runs on the connection's loop
+    /// (a task whose executor preference is the loop: no hop, no thread switch), after one hop
+    /// otherwise; suspends only when the operation must wait for the peer. The waiter is resumed
+    /// on the loop by an I/O handler, so a task on the loop continues in the same turn.
+    /// Cancelling the awaiting task closes the connection.
+    private func perform<T: Sendable>(_ start: @escaping @Sendable (ConnectionCore) -> Readiness<T>,
+                                      wait: @escaping @Sendable (ConnectionCore, UnsafeContinuation<T, any Error>) -> Void)
+        async throws(ConnectionError) -> T {
+        let core = self.core
+        if core.isOnLoop {
+            switch start(core) {
+            case .ready(let value): return value
+            case .failed(let error): throw error
+            case .wait: break
+            }
+            return try await suspend { continuation in wait(core, continuation) }
+        }
+        return try await suspend { continuation in
+            let accepted = core.loop.execute {
+                switch start(core) {
+                case .ready(let value): continuation.resume(returning: value)
+                case .failed(let error): continuation.resume(throwing: error)
+                case .wait: wait(core, continuation)
+                }
+            }
+            if !accepted { continuation.resume(throwing: ConnectionError(.cancelled, "the event loop has shut down")) }
+        }
+    }
+
+    private func suspend<T: Sendable>(_ install: (UnsafeContinuation<T, any Error>) -> Void) async throws(ConnectionError) -> T {
+        let core = self.core
         do {
-            return try await core.loop.submit(deferred: body)
+            return try await withTaskCancellationHandler {
+                try await withUnsafeThrowingContinuation { continuation in install(continuation) }
+            } onCancel: {
+                core.loop.execute { core.cancel() }
+            }
         } catch {
-            let failure = ConnectionError.from(error)
-            if failure.code == .invalidRequest || failure.code == .notReusable { throw failure }
-            throw closing(failure)
+            throw ConnectionError.from(error)
         }
     }
 

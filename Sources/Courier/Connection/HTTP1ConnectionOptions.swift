@@ -25,8 +25,14 @@ public struct HTTP1ConnectionOptions: Sendable {
     public var attemptDelay: Duration = .milliseconds(250)
     /// Response parsing limits.
     public var limits: HTTP1ParserLimits = .default
-    /// The most bytes read from the socket per call. Default 64 KiB.
+    /// The most bytes read from the socket per call (reads start smaller and adapt up to this).
+    /// Default 64 KiB.
     public var readSize: Int = 65536
+    /// How many decoded response-body bytes the connection reads ahead of its consumer: reading
+    /// goes on while the bytes nobody has taken stay below it, and stops above it (back-pressure
+    /// then reaches the server through TCP's window). 0 reads only while the consumer waits
+    /// (strict pull). Default 256 KiB (the high-water mark AsyncHTTPClient's body stream uses).
+    public var readAheadLimit: Int = 256 * 1024
     /// The event loop to run on; nil uses a process-wide loop.
     public var eventLoop: EventLoop? = nil
     /// The resolver; nil uses a process-wide resolver.
@@ -43,6 +49,12 @@ public struct HTTP1ConnectionOptions: Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// The event loop connections use when their options name none. A task that drives
+    /// connections on it (`Task(executorPreference: HTTP1ConnectionOptions.sharedEventLoop)`, or
+    /// `withTaskExecutorPreference`) moves bytes from the socket to its code without a thread
+    /// switch; from any other executor each operation costs one hop.
+    public static var sharedEventLoop: EventLoop { SharedRuntime.loop }
 }
 
 /// The process-wide event loop and resolver used when options name none. Created on first use and

@@ -19,14 +19,17 @@ public struct HTTP1Response: Sendable {
     public let body: HTTP1ResponseBody
 }
 
-/// The body of a response as slices, with back-pressure: bytes are read from the socket only when
-/// the consumer asks for the next slice. Iterate it once.
+/// The body of a response as slices, with back-pressure: the connection reads ahead of the
+/// consumer up to `HTTP1ConnectionOptions.readAheadLimit` (256 KiB) and stops there until the
+/// consumer takes what was read, so a consumer that stops pulling stops the reading (one window
+/// later). Iterate it once.
 ///
-/// A slice shares storage with the receive buffer it was read into, unless it is much smaller than
-/// that buffer: then it is copied out, so that keeping a small slice never keeps a large receive
-/// buffer alive (design §3).
+/// Slices share storage with the receive buffer they were read into (zero copy); runs of small
+/// chunks arrive copied together into one slice. Holding a slice holds its receive buffer: a
+/// consumer that keeps small slices for long can call `ByteBuffer.compactStorage()` on them, as
+/// `collect(upTo:)` does.
 public struct HTTP1ResponseBody: AsyncSequence, Sendable {
-    /// A slice of the body (shares storage with the receive buffer when it fills most of it).
+    /// A slice of the body.
     public typealias Element = ByteBuffer
     /// Errors are always `ConnectionError`.
     public typealias Failure = ConnectionError
@@ -36,55 +39,68 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
     /// Slices decoded together with the head (no trip to the loop needed for them), handed to
     /// the first iterator only: a body is iterated once.
     let prefetched: PrefetchedSlices
-    /// Whether the prefetched slices are the whole body.
-    let ended: Bool
 
-    init(connection: HTTP1Connection, exchange: Int, prefetched: [ByteBuffer], ended: Bool) {
+    init(connection: HTTP1Connection, exchange: Int, prefetched: BodyBatch) {
         self.connection = connection
         self.exchange = exchange
         self.prefetched = PrefetchedSlices(prefetched)
-        self.ended = ended
     }
 
     /// The prefetched slices, taken once.
     final class PrefetchedSlices: Sendable {
-        private let slices: Mutex<[ByteBuffer]?>
-        init(_ slices: [ByteBuffer]) { self.slices = Mutex(slices) }
-        func take() -> [ByteBuffer] { slices.withLock { $0.take() } ?? [] }
+        private let batch: Mutex<BodyBatch?>
+        init(_ batch: BodyBatch) { self.batch = Mutex(batch) }
+        func take() -> BodyBatch? { batch.withLock { $0.take() } }
     }
 
     /// The iterator.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let connection: HTTP1Connection
         let exchange: Int
-        var prefetched: ArraySlice<ByteBuffer>
+        /// The batch being handed out: `first`, then `rest` from `next`.
+        var first: ByteBuffer?
+        var rest: [ByteBuffer]
+        var restIndex = 0
         var finished: Bool
+
+        init(connection: HTTP1Connection, exchange: Int, batch: BodyBatch?) {
+            self.connection = connection
+            self.exchange = exchange
+            first = batch?.first
+            rest = batch?.rest ?? []
+            // A second iterator gets nothing: the body was handed to the first one.
+            finished = batch?.ended ?? true
+        }
 
         /// The next slice, or nil at the end of the body.
         /// - Returns: the slice, or nil.
         /// - Throws: `ConnectionError` (`bodyTruncated`, `idleTimeout`, `cancelled`, ...).
         public mutating func next() async throws(ConnectionError) -> ByteBuffer? {
-            if var slice = prefetched.popFirst() {
-                slice.compactStorage()
-                return slice
+            while true {
+                if let slice = first.take() { return slice }
+                if restIndex < rest.count {
+                    restIndex += 1
+                    return rest[restIndex - 1]
+                }
+                if finished { return nil }
+                // Everything decoded since the last pull arrives in one batch.
+                let batch = try await connection.nextBody(exchange: exchange)
+                first = batch.first
+                rest = batch.rest
+                restIndex = 0
+                finished = batch.ended
             }
-            if finished { return nil }
-            guard var part = try await connection.nextBodyPart(exchange: exchange) else {
-                finished = true
-                return nil
-            }
-            part.compactStorage()
-            return part
         }
     }
 
     /// Makes the iterator.
     /// - Returns: an iterator reading from the connection.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(connection: connection, exchange: exchange, prefetched: prefetched.take()[...], finished: ended)
+        AsyncIterator(connection: connection, exchange: exchange, batch: prefetched.take())
     }
 
-    /// Reads the whole body into one buffer.
+    /// Reads the whole body into one buffer, in storage of about its own size (it keeps no
+    /// receive buffer alive).
     /// - Parameter limit: the most bytes to accept (design §5: 10 MiB default).
     /// - Returns: the body.
     /// - Throws: `ConnectionError` (`invalidRequest` when the body exceeds `limit`; the connection
@@ -99,6 +115,7 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
             }
             result.writeBuffer(slice)
         }
+        result.compactStorage()
         return result
     }
 }

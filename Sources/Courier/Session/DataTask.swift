@@ -97,6 +97,7 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable
                 response = TaskResponse(head: collected.head, body: collected.head == nil ? nil : collected.body,
                                         result: .failure(error), metrics: metrics.finish())
             }
+            await core.callbacksDrained()  // the last progress value and event come before completion
             core.markCompleted()
             // The completed event goes out before the caller is woken, so a caller's next task
             // always comes after it in the event stream.

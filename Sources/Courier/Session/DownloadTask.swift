@@ -231,24 +231,38 @@ final class FileSink: ResponseSink {
         }
     }
 
-    /// Resolves and opens a fresh destination. A FIFO with no reader yet is opened again every
-    /// 20 ms until one comes (curl blocks in open(2) there), without holding a thread, and a
-    /// cancelled task stops waiting.
+    /// Resolves and opens a fresh destination, in one trip to the file thread. A FIFO with no
+    /// reader yet is opened again every 20 ms until one comes (curl blocks in open(2) there),
+    /// without holding a thread, and a cancelled task stops waiting.
     static func open(_ path: String, mode: UInt32, url: String) async throws(SessionError) -> OutputFile {
-        let target = try await io(url: url, path: path) { () throws(Errno) in try OutputTarget.resolve(path) }
-        if target.kind == .directory {
-            var error = SessionError(.invalidDestination, "cannot write the download to \(path): it is a directory", url: url)
-            error.errnoValue = Errno.isDirectory.rawValue
-            throw error
+        enum Attempt: Sendable {
+            case opened(OutputFile)
+            case directory
+            case noReaderYet
+            case failed(Errno, OutputTarget?)
         }
         while true {
-            do {
-                return try await BlockingIOThread.shared.run { () throws(Errno) in try OutputFile.create(for: target, mode: mode) }
-            } catch where error == .noSuchDeviceOrAddress && target.kind == .special(.fifo) {
+            let attempt = await BlockingIOThread.shared.run { () -> Attempt in
+                let target: OutputTarget
+                do throws(Errno) { target = try OutputTarget.resolve(path) } catch { return .failed(error, nil) }
+                if target.kind == .directory { return .directory }
+                do throws(Errno) { return .opened(try OutputFile.create(for: target, mode: mode)) } catch {
+                    if error == .noSuchDeviceOrAddress && target.kind == .special(.fifo) { return .noReaderYet }
+                    return .failed(error, target)
+                }
+            }
+            switch attempt {
+            case .opened(let output):
+                return output
+            case .directory:
+                var error = SessionError(.invalidDestination, "cannot write the download to \(path): it is a directory", url: url)
+                error.errnoValue = Errno.isDirectory.rawValue
+                throw error
+            case .noReaderYet:
                 do { try await Task.sleep(for: .milliseconds(20)) } catch {
                     throw SessionError(.cancelled, "the task was cancelled", url: url)
                 }
-            } catch {
+            case .failed(let error, let target):
                 throw fileError(error, path: path, target: target, url: url)
             }
         }
@@ -378,6 +392,7 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
                 result = DownloadResult(head: sink.head, result: .failure(error), resumeData: sink.resumeData ?? resume,
                                         metrics: metrics.finish())
             }
+            await core.callbacksDrained()  // the last progress value and event come before completion
             core.markCompleted()
             session.taskFinished(identifier, error: result.result.failure)
             outcome.set(result)

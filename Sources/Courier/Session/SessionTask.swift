@@ -303,21 +303,32 @@ final class TaskCore: Sendable {
         shared.withLock { s in if !s.finished { s.observer = observer } }
     }
 
+    // The transfer runs on the event loop; the caller's handlers and observer must not (a slow
+    // one would stall every connection of the loop), so they run in order on `callbacks`, a
+    // serial queue on the global executor; stream continuations are cheap and yield at once.
+
+    private let callbacks = CallbackQueue()
+
     func reportUpload(_ progress: TransferProgress) {
         let (handler, streams) = shared.withLock { ($0.uploadHandler, $0.uploadStreams) }
-        handler?(progress)
+        if let handler { callbacks.progress(.upload, progress, handler) }
         for stream in streams { stream.yield(progress) }
     }
 
     func reportDownload(_ progress: TransferProgress) {
         let (handler, streams) = shared.withLock { ($0.downloadHandler, $0.downloadStreams) }
-        handler?(progress)
+        if let handler { callbacks.progress(.download, progress, handler) }
         for stream in streams { stream.yield(progress) }
     }
 
     func emit(_ event: TaskEvent) {
-        shared.withLock { $0.observer }?(event)
+        guard let observer = shared.withLock({ $0.observer }) else { return }
+        callbacks.run { observer(event) }
     }
+
+    /// Waits until every callback queued so far has run (the task's completion comes after its
+    /// last progress value and event, as AFNetworking's delegate calls do).
+    func callbacksDrained() async { await callbacks.drained() }
 
     var hasObserver: Bool { shared.withLock { $0.observer != nil } }
 }
@@ -383,6 +394,78 @@ final class OnceValue<Value: Sendable>: Sendable {
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}
+
+/// A serial queue of callbacks that runs off the event loop, in order.
+final class CallbackQueue: Sendable {
+    enum ProgressKind: Sendable { case upload, download }
+
+    private enum Job {
+        case run(@Sendable () -> Void)
+        case progress(ProgressKind, TransferProgress, @Sendable (TransferProgress) -> Void)
+    }
+
+    private struct State {
+        var jobs: [Job] = []
+        var running = false
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    /// Queues `job`.
+    func run(_ job: @escaping @Sendable () -> Void) { enqueue(.run(job)) }
+
+    /// Queues a progress value for `handler` (every value is delivered, in order).
+    func progress(_ kind: ProgressKind, _ value: TransferProgress, _ handler: @escaping @Sendable (TransferProgress) -> Void) {
+        enqueue(.progress(kind, value, handler))
+    }
+
+    /// Returns once every job queued before the call has run.
+    func drained() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { s -> Bool in
+                if !s.running && s.jobs.isEmpty { return true }
+                s.drainWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    private func enqueue(_ job: Job) {
+        let start = state.withLock { s -> Bool in
+            s.jobs.append(job)
+            guard !s.running else { return false }
+            s.running = true
+            return true
+        }
+        guard start else { return }
+        Task(executorPreference: globalConcurrentExecutor) { self.drain() }
+    }
+
+    private func drain() {
+        while true {
+            let (jobs, waiters) = state.withLock { s -> ([Job], [CheckedContinuation<Void, Never>]) in
+                if s.jobs.isEmpty {
+                    s.running = false
+                    defer { s.drainWaiters.removeAll() }
+                    return ([], s.drainWaiters)
+                }
+                defer { s.jobs.removeAll(keepingCapacity: true) }
+                return (s.jobs, [])
+            }
+            if jobs.isEmpty {
+                for waiter in waiters { waiter.resume() }
+                return
+            }
+            for job in jobs {
+                switch job {
+                case .run(let body): body()
+                case .progress(_, let value, let handler): handler(value)
+                }
+            }
         }
     }
 }

@@ -241,6 +241,7 @@ public final class StreamTask: TaskCoreOwner, Sendable {
                 failure = error
                 await sink.abort(error, begun: true)
             }
+            await core.callbacksDrained()  // the last progress value and event come before completion
             core.markCompleted()
             session.taskFinished(core.identifier, error: failure)
             finalMetrics.set(metrics.finish())

@@ -85,6 +85,16 @@ struct Transfer: Sendable {
     /// (AFNetworking's `timeoutInterval`; here a bound on the whole task, redirects included, since
     /// connections are shared and their idle timeout is the session's), else the session's.
     func run(_ request: HTTPRequest, sink: some ResponseSink) async throws(SessionError) -> TransferOutcome {
+        // The transfer runs on its connections' event loop (issue: transport at wire speed):
+        // pulling bytes that are already read is then a plain call on the same thread. Whatever
+        // comes after it (serializers, the caller's code) runs on the caller's executor again.
+        let loop = storage.pool.eventLoop
+        return try await withTaskExecutorPreference(loop) { () async throws(SessionError) -> TransferOutcome in
+            try await runOnLoop(request, sink: sink)
+        }
+    }
+
+    private func runOnLoop(_ request: HTTPRequest, sink: some ResponseSink) async throws(SessionError) -> TransferOutcome {
         guard let total = request.timeout ?? configuration.totalTimeout else {
             return try await runLoop(request, sink: sink)
         }
@@ -240,7 +250,10 @@ struct Transfer: Sendable {
             return .redirect(info, next: next)
         }
         if response.status == 401, let handler = configuration.challengeHandler, authenticationFailures == 0 {
-            let disposition = await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authenticationFailures))
+            // User code runs off the loop: a slow handler must not stall the loop's other connections.
+            let disposition = await withTaskExecutorPreference(globalConcurrentExecutor) {
+                await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authenticationFailures))
+            }
             switch disposition {
             case .useCredential(let credential?):
                 try await drain(response.body, connection: connection)
@@ -273,7 +286,10 @@ struct Transfer: Sendable {
             throw error
         }
         if let handler = configuration.redirectHandler {
-            switch await handler(Redirect(status: info.status, response: head, previousRequest: request, nextRequest: next)) {
+            let redirect = Redirect(status: info.status, response: head, previousRequest: request, nextRequest: next)
+            // User code runs off the loop.
+            let decision = await withTaskExecutorPreference(globalConcurrentExecutor) { await handler(redirect) }
+            switch decision {
             case .follow: break
             case .followWith(let replacement): next = replacement
             case .refuse: return nil
