@@ -59,7 +59,12 @@ let package = Package(
                 swiftSettings: strict),
 
         // `courier`: the command-line tool (design §9), with `courier bench`.
+        // Counts the process's allocation calls for `courier bench` by defining malloc & co.: only
+        // the executable may link it (a library must never replace its program's allocator).
+        .target(name: "CCourierAllocationCounter"),
+
         .executableTarget(name: "CourierCLI", dependencies: [
+            "CCourierAllocationCounter",
             "Courier", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
             "CourierTLS", "CourierURL",
         ], swiftSettings: strict),

@@ -757,6 +757,16 @@ enum Sys {
     /// isatty(3).
     static func isTerminal(_ fd: CInt) -> Bool { Glibc.isatty(fd) == 1 }
 
+    /// getrusage(RUSAGE_SELF): every thread of the process.
+    static func resourceUsage() -> ResourceUsage {
+        var usage = rusage()
+        _ = Glibc.getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return ResourceUsage(userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
+                             voluntaryContextSwitches: Int(usage.ru_nvcsw), involuntaryContextSwitches: Int(usage.ru_nivcsw),
+                             maximumResidentBytes: Int(usage.ru_maxrss) * 1024)
+    }
+
     /// The terminal's width in columns (ioctl TIOCGWINSZ), or nil when `fd` is not a terminal.
     static func terminalColumns(_ fd: CInt) -> Int? {
         let columns = courier_terminal_columns(fd)

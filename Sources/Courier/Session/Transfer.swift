@@ -228,7 +228,9 @@ struct Transfer: Sendable {
         }
         if core.hasObserver { core.emit(.requestHead(ByteBuffer(bytes: encoded.bytes.joined))) }
 
-        try await connection.sendHead(method: request.method, target: request.uri.requestTarget, headers: request.headers, body: length)
+        // The head was encoded once, before the connection was leased: the observer saw these
+        // bytes, and these bytes go out.
+        try await connection.sendHead(encoded: encoded, method: request.method, headers: request.headers)
         let sent = try await sendBody(request, length: length, on: connection)
         metrics.update { $0.bytesSent = sent }
         let requestSent = metrics.elapsed
