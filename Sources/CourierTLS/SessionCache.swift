@@ -29,9 +29,6 @@ struct SessionKey: Hashable, Sendable {
     var port: Int
     /// The policy the connection is evaluated by after the handshake (pins included).
     var policy: SecurityPolicy?
-
-    /// `host:port`, with brackets around an IPv6 literal (for messages and tests).
-    var origin: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
 /// A session with its bounds, as kept by the cache.

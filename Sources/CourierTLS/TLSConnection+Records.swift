@@ -12,9 +12,12 @@
 //   into the caller's buffer; plaintext into its record buffer, where it encrypts. Those are the
 //   floor without kernel TLS.
 //
-// Sizes: a read reserves room for everything buffered at once (plaintext is never longer than its
-// records, plus one record OpenSSL may hold partly read), so a read never grows the plaintext
-// buffer record by record; a write reserves the plaintext plus a record's overhead per record.
+// Sizes: a read fills the free room of the caller's buffer as it is (a pooled buffer keeps its
+// size); when that runs out, or for an empty buffer, it reserves room for everything still
+// buffered at once (plaintext is never longer than its records, plus one record OpenSSL may hold),
+// so a buffer is never grown record by record. A write reserves the plaintext plus a record's
+// overhead per record. An empty buffer gets exactly what is reserved, not the next power of two
+// (the records of a 64 KiB write would otherwise take 128 KiB, past malloc's mmap threshold).
 
 internal import CCourierOpenSSL
 import CourierBytes
