@@ -67,7 +67,12 @@ let package = Package(
             "CCourierAllocationCounter",
             "Courier", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
             "CourierTLS", "CourierURL",
-        ], swiftSettings: strict),
+        ], swiftSettings: strict,
+        // Release builds link the Swift runtime statically: most of the tool's resident set is the
+        // pages of shared libraries it touches (libswiftCore alone was 4.7 MB of a 15 MB process),
+        // and a static runtime touches a third less (docs/benchmarks.md). Debug builds keep the
+        // shared runtime (faster links while iterating).
+        linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],

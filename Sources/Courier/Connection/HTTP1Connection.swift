@@ -1,9 +1,11 @@
 // HTTP1Connection: the low-level, session-free client connection (docs/connection.md).
 //
-// What it owns: a ConnectionCore on an event loop. Every async method hops to the loop with
-// `EventLoop.submit(deferred:)` and suspends until the loop completes the promise: nothing here
-// blocks a thread of the cooperative pool (design §4). Cancelling the awaiting task cancels the
-// operation and closes the connection.
+// What it owns: a ConnectionCore on an event loop. An async method called from a task whose
+// executor preference is that loop calls the core directly and suspends only when it must wait for
+// the peer (its continuation is resumed by the loop's I/O handler, and the task goes on in the same
+// loop turn); called from anywhere else it hops to the loop once. Nothing here blocks a thread of
+// the cooperative pool (design §4). Cancelling the awaiting task cancels the operation and closes
+// the connection.
 //
 // Lifecycle: connect → (sendHead → [writeBody…, finishBody] → receiveResponse → body…)* → close.
 // One exchange at a time (no pipelining); a new request needs `isReusable`.

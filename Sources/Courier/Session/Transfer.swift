@@ -144,7 +144,12 @@ struct Transfer: Sendable {
                 return outcome
             case .authenticate(let credential):
                 authenticationFailures += 1
-                request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                // Where curl and RequestPreparation put credentials: first after Host.
+                if request.headers.contains(name: "Authorization") {
+                    request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                } else {
+                    request.headers = HTTPHeaders([("Authorization", credential.basicAuthorization)] + request.headers.map { ($0.name, $0.value) })
+                }
             case .redirect(let info, let prepared):
                 redirects += 1
                 guard redirects <= configuration.redirectLimit, let next = prepared else {
