@@ -36,6 +36,10 @@ public struct SessionConfiguration: Sendable {
     public var connectionAttemptDelay: Duration = .milliseconds(250)
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
+    /// Whether a download to a regular file over a plain connection moves the body from the
+    /// socket to the file in the kernel (splice(2)), without copying it through the process.
+    /// Default true; content-coded, chunked and TLS bodies are always written through the process.
+    public var splicesDownloads: Bool = true
     /// The most redirects followed per task (design §5: 10).
     public var redirectLimit: Int = 10
     /// Whether a redirect from https to http may be followed. Default false.
@@ -65,6 +69,10 @@ public struct SessionConfiguration: Sendable {
     /// (open(2)'s mode). Default 0666, so a new file is 0644 under the usual umask 022, as curl's
     /// `-o` files are. A file that existed keeps its own mode.
     public var downloadFileMode: UInt32 = 0o666
+    /// The cookie jar: it gives every request sent (each redirect hop included) its Cookie field
+    /// and takes the Set-Cookie fields of every response head. Sessions share cookies only when
+    /// given the same jar. Default none: no cookies are stored or sent (curl without `-b`/`-c`).
+    public var cookieJar: CookieJar? = nil
     /// Parser limits for responses (head size, field count, interim responses).
     public var parserLimits: HTTP1ParserLimits = .default
 
