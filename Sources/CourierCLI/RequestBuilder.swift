@@ -124,7 +124,8 @@ struct RequestBuilder {
             } catch {
                 throw .usage("--params cannot become form fields: \(error)")
             }
-            for part in options.form { try appendFormPart(part, to: &form) }
+            let fileSystem = PosixFileSystem(mimeTypes: RequestBuilder.mimeTypes)
+            for part in options.form { try appendFormPart(part, to: &form, fileSystem: fileSystem) }
             contentType = form.contentType
             body = .multipart(form)
         } else {
@@ -181,24 +182,44 @@ struct RequestBuilder {
             authorization = basicAuthorization(decoded)
         }
         if let authorization { headers.add(name: "Authorization", value: authorization) }
-        for field in template.headers { headers.add(name: field.name, value: field.value) }
         let body: HTTPRequest.Body
+        var formContentType: (old: String, new: String)?
         switch template.body {
         case .none: body = .none
         case .bytes(let bytes): body = .bytes(bytes)
-        case .multipart(let form): body = .multipart(form)
+        case .multipart(let form):
+            // A fresh boundary for every request (AFNetworking draws one per form), and the
+            // Content-Type that names it.
+            let fresh = form.replacingBoundary(RequestBuilder.makeBoundary())
+            formContentType = (form.contentType, fresh.contentType)
+            body = .multipart(fresh)
+        }
+        for field in template.headers {
+            if let formContentType, field.value == formContentType.old, HTTPHeaders.namesEqual(field.name, "Content-Type") {
+                headers.add(name: field.name, value: formContentType.new)
+            } else {
+                headers.add(name: field.name, value: field.value)
+            }
         }
         return HTTPRequest(method: template.method, uri: uri, headers: headers, body: body)
     }
 
     // MARK: URLs
 
-    /// Parses a command-line URL as curl does: no "scheme://" means http://; only http and https
-    /// are supported.
+    /// Parses a command-line URL as curl does: no "scheme:/" means http://; one to three slashes
+    /// after the scheme all mean "//" (`http:/host/path`, curl's reading), four or more are a
+    /// malformed URL; only http and https are supported.
     /// - Throws: `CLIError` 3 or 1.
     static func parseURL(_ text: String) throws(CLIError) -> URI {
         var candidate = text
-        if !hasScheme(text) { candidate = "http://" + text }
+        if let (scheme, slashes) = schemePrefix(text) {
+            guard slashes <= 3 else { throw CLIError(3, "URL using bad/illegal format or missing URL (too many slashes)") }
+            let bytes = Array(text.utf8)
+            candidate = String(decoding: bytes[..<scheme], as: UTF8.self) + "://"
+                + String(decoding: bytes[(scheme + 1 + slashes)...], as: UTF8.self)
+        } else {
+            candidate = "http://" + text
+        }
         let uri: URI
         do { uri = try URI(parsing: candidate) } catch {
             // curl's words for a host libidn2 refuses, with the label and the UTS #46 rule.
@@ -214,7 +235,19 @@ struct RequestBuilder {
         return uri
     }
 
-    /// Whether `text` starts with `scheme "://"` (RFC 3986 scheme characters), curl's test.
+    /// Where `text`'s scheme ends (the offset of its ":") and how many slashes follow, when it
+    /// starts with `scheme ":/"` (RFC 3986 scheme characters): curl's test, which keeps
+    /// `localhost:8080` a host and port.
+    static func schemePrefix(_ text: String) -> (colon: Int, slashes: Int)? {
+        guard hasScheme(text) else { return nil }
+        let bytes = Array(text.utf8)
+        let colon = bytes.firstIndex(of: UInt8(ascii: ":"))!
+        var slashes = 0
+        while colon + 1 + slashes < bytes.count && bytes[colon + 1 + slashes] == UInt8(ascii: "/") { slashes += 1 }
+        return (colon, slashes)
+    }
+
+    /// Whether `text` starts with `scheme ":/"` (RFC 3986 scheme characters), curl's test.
     static func hasScheme(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         var index = 0
@@ -226,8 +259,7 @@ struct RequestBuilder {
             break
         }
         guard index > 0 else { return false }
-        return bytes.count >= index + 3 && bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
-            && bytes[index + 2] == UInt8(ascii: "/")
+        return bytes.count >= index + 2 && bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
     }
 
     // MARK: Header fields
@@ -355,51 +387,48 @@ struct RequestBuilder {
 
     // MARK: Multipart
 
-    /// One -F value: `name=value`, `name=<file` (the file's bytes as the value) or
-    /// `name=@file[;type=MIME][;filename=NAME]`.
-    private func appendFormPart(_ text: String, to form: inout MultipartForm) throws(CLIError) {
-        guard let equals = text.firstIndex(of: "=") else {
-            throw .usage("-F needs NAME=VALUE: \"\(printable(text))\"")
+    /// One -F argument, in curl's grammar (FormArgument.swift): `name=value`, `name=<file`,
+    /// `name=@file`, each with `;type=`, `;filename=` (not for `<`) and `;headers=` as curl reads
+    /// them. A file part must be a regular file: a directory, FIFO, socket or device is 26 here,
+    /// before anything is sent.
+    private func appendFormPart(_ text: String, to form: inout MultipartForm, fileSystem: PosixFileSystem) throws(CLIError) {
+        let argument = try FormArgument(parsing: text)
+        for warning in argument.warnings { printError("Warning: " + warning) }
+        var lines = argument.headerLines
+        for path in argument.headerFiles {
+            lines += FormArgument.headerLines(fromFile: try readInputFile(path).readableBytesArray)
         }
-        let name = String(text[..<equals])
-        let value = String(text[text.index(after: equals)...])
-        if value.hasPrefix("@") {
-            var pieces = value.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-            let path = pieces.removeFirst()
-            var type: String?
-            var fileName: String?
-            for parameter in pieces {
-                let trimmed = parameter.drop { $0 == " " }
-                if trimmed.hasPrefix("type=") { type = String(trimmed.dropFirst(5)) }
-                else if trimmed.hasPrefix("filename=") { fileName = unquoted(String(trimmed.dropFirst(9))) }
-                else { throw CLIError.usage("-F: unknown part parameter \"\(printable(String(trimmed)))\"") }
+        var headers: [MultipartHeader] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw CLIError(43, "-F \"\(printable(text))\": the part header \"\(printable(line))\" has no colon")
             }
-            let baseName = fileName ?? (path.split(separator: "/").last.map(String.init) ?? path)
-            let mimeType = type ?? MultipartMIMEType.forFileName(baseName)
-            do throws(MultipartError) {
-                try form.appendFile(atPath: path, name: name, fileName: baseName, mimeType: mimeType,
-                                    fileSystem: PosixFileSystem())
-            } catch {
-                if error.code == .fileUnavailable {
-                    throw CLIError(26, "Failed to open/read local data from file/application: \(path)")
-                }
-                throw CLIError(43, "-F \"\(printable(text))\": \(error)")
-            }
-        } else if value.hasPrefix("<") {
-            let contents = try readInputFile(String(value.dropFirst()))
-            do throws(MultipartError) { try form.appendField(name: name, value: contents) } catch {
-                throw CLIError(43, "-F \"\(printable(text))\": \(error)")
-            }
-        } else {
-            do throws(MultipartError) { try form.appendField(name: name, value: value) } catch {
-                throw CLIError(43, "-F \"\(printable(text))\": \(error)")
-            }
+            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            headers.append(MultipartHeader(name: String(line[..<colon]), value: String(value)))
         }
-    }
-
-    private func unquoted(_ text: String) -> String {
-        guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return text }
-        return String(text.dropFirst().dropLast())
+        var contents: ByteBuffer?
+        if case .fileContents(let path) = argument.content { contents = try readInputFile(path) }
+        do throws(MultipartError) {
+            switch argument.content {
+            case .file(let path):
+                let baseName = argument.fileName ?? (path.split(separator: "/").last.map(String.init) ?? path)
+                let mimeType = argument.contentType ?? fileSystem.mimeType(forFileName: baseName)
+                try form.appendFile(atPath: path, name: argument.name, fileName: baseName, mimeType: mimeType,
+                                    headers: headers, fileSystem: fileSystem)
+            case .fileContents:
+                try form.appendField(name: argument.name, value: contents!, contentType: argument.contentType,
+                                     fileName: nil, headers: headers)
+            case .value(let value):
+                try form.appendField(name: argument.name, value: ByteBuffer(string: value), contentType: argument.contentType,
+                                     fileName: argument.fileName, headers: headers)
+            }
+        } catch {
+            if error.code == .fileUnavailable, case .file(let path) = argument.content {
+                let reason = error.underlying.map { ": \($0)" } ?? ""
+                throw CLIError(26, "Failed to open/read local data from file/application: \(path)\(reason)")
+            }
+            throw CLIError(43, "-F \"\(printable(text))\": \(error)")
+        }
     }
 }
 

@@ -67,6 +67,14 @@ public struct FileStatus: Sendable, Equatable {
     public var size: Int64
     /// The number of hard links.
     public var linkCount: Int
+    /// The device the file lives on (`st_dev`).
+    public var device: UInt64
+    /// The inode number (`st_ino`).
+    public var inode: UInt64
+    /// The last modification time: whole seconds since the epoch (`st_mtim.tv_sec`).
+    public var modificationSeconds: Int64
+    /// The nanoseconds part of the last modification time (`st_mtim.tv_nsec`).
+    public var modificationNanoseconds: Int64
 
     init(_ info: stat) {
         // The S_IF* values are fixed by the Linux ABI; spelled out because Glibc's macros import
@@ -86,6 +94,10 @@ public struct FileStatus: Sendable, Equatable {
         group = UInt32(info.st_gid)
         size = Int64(info.st_size)
         linkCount = Int(info.st_nlink)
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        modificationSeconds = Int64(info.st_mtim.tv_sec)
+        modificationNanoseconds = Int64(info.st_mtim.tv_nsec)
     }
 }
 
