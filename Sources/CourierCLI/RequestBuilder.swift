@@ -399,27 +399,40 @@ struct RequestBuilder {
             lines += FormArgument.headerLines(fromFile: try readInputFile(path).readableBytesArray)
         }
         var headers: [MultipartHeader] = []
+        var headerType: String?
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else {
                 throw CLIError(43, "-F \"\(printable(text))\": the part header \"\(printable(line))\" has no colon")
             }
-            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            headers.append(MultipartHeader(name: String(line[..<colon]), value: String(value)))
+            let name = String(line[..<colon])
+            let value = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
+            // curl issues one Content-Type: `type=` first, else the header's value.
+            if HTTPHeaders.namesEqual(name, "Content-Type") {
+                if headerType == nil { headerType = value }
+                continue
+            }
+            headers.append(MultipartHeader(name: name, value: value))
         }
+        let givenType = argument.contentType ?? headerType
         var contents: ByteBuffer?
         if case .fileContents(let path) = argument.content { contents = try readInputFile(path) }
         do throws(MultipartError) {
             switch argument.content {
             case .file(let path):
-                let baseName = argument.fileName ?? (path.split(separator: "/").last.map(String.init) ?? path)
-                let mimeType = argument.contentType ?? fileSystem.mimeType(forFileName: baseName)
-                try form.appendFile(atPath: path, name: argument.name, fileName: baseName, mimeType: mimeType,
+                // curl's order: the type given, else the file name's (the one sent), else the
+                // path's, else application/octet-stream.
+                let pathName = path.split(separator: "/").last.map(String.init) ?? path
+                let fileName = argument.fileName ?? pathName
+                let mimeType = givenType ?? knownType(fileName) ?? knownType(pathName) ?? fileSystem.mimeType(forFileName: pathName)
+                try form.appendFile(atPath: path, name: argument.name, fileName: fileName, mimeType: mimeType,
                                     headers: headers, fileSystem: fileSystem)
             case .fileContents:
-                try form.appendField(name: argument.name, value: contents!, contentType: argument.contentType,
+                try form.appendField(name: argument.name, value: contents!, contentType: givenType,
                                      fileName: nil, headers: headers)
             case .value(let value):
-                try form.appendField(name: argument.name, value: ByteBuffer(string: value), contentType: argument.contentType,
+                // A text part with a file name takes that name's type when it is a known one.
+                let type = givenType ?? argument.fileName.flatMap(knownType)
+                try form.appendField(name: argument.name, value: ByteBuffer(string: value), contentType: type,
                                      fileName: argument.fileName, headers: headers)
             }
         } catch {
@@ -429,6 +442,16 @@ struct RequestBuilder {
             }
             throw CLIError(43, "-F \"\(printable(text))\": \(error)")
         }
+    }
+}
+
+extension RequestBuilder {
+    /// The type the MIME database (or, without one, the built-in table) lists for a file
+    /// name's extension; nil when it lists none.
+    func knownType(_ fileName: String) -> String? {
+        guard let ext = MultipartMIMEType.fileExtension(fileName) else { return nil }
+        if let table = RequestBuilder.mimeTypes { return table.type(forExtension: ext) }
+        return MultipartMIMEType.forExtension(ext)
     }
 }
 

@@ -12,6 +12,19 @@ import Testing
 
 private let boundary = "Boundary+0123456789ABCDEF"
 
+/// curl 7.88's built-in type table (lib/mime.c ContentTypeForFilename), as a mime.types file.
+private let curlTypes = """
+    image/gif gif
+    image/jpeg jpg jpeg
+    image/png png
+    image/svg+xml svg
+    text/plain txt
+    text/html htm html
+    application/pdf pdf
+    application/xml xml
+
+    """
+
 /// The body of `courier --offline` output (what follows the head).
 private func body(of run: CourierRun) -> String {
     let text = run.stdoutText
@@ -40,6 +53,7 @@ extension CLITests {
             defer { removeScratchDirectory(dir) }
             writeFile(dir + "/doc.txt", "doc")
             writeFile(dir + "/headers", "# a comment line\nX-From-File: 1\nX-Folded: a\n  b\r\n\nX-Last: z  \n")
+            writeFile(dir + "/mime.types", curlTypes)
             let run = courier(["--offline",
                                "-F", "a=value;type=text/plain",
                                "-F", "b=value;filename=v.txt",
@@ -50,21 +64,59 @@ extension CLITests {
                                "-F", "g= spaced value ;unknown=1",
                                "-F", "h=v;type=text/plain;headers=Content-Type: application/x-mine",
                                "-F", "i=@" + dir + "/doc.txt;filename=\"a \\\"b\\\".bin\"",
-                               "http://h/up"], environment: ["COURIER_MULTIPART_BOUNDARY": boundary])
+                               "http://h/up"], environment: ["COURIER_MULTIPART_BOUNDARY": boundary, "COURIER_MIME_TYPES": dir + "/mime.types"])
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stderrLines == ["Warning: skip unknown form field: unknown=1"])
             let expected = part(["Content-Disposition: form-data; name=\"a\"", "Content-Type: text/plain"], "value")
-                + part(["Content-Disposition: form-data; name=\"b\"; filename=\"v.txt\""], "value")
+                + part(["Content-Disposition: form-data; name=\"b\"; filename=\"v.txt\"", "Content-Type: text/plain"], "value")
                 + part(["Content-Disposition: form-data; name=\"c\"", "X-One: 1", "X-Two: a;b"], "value")
                 + part(["Content-Disposition: form-data; name=\"d\"; filename=\"doc.txt\"", "Content-Type: image/png",
                         "X-From-File: 1", "X-Folded: a  b", "X-Last: z"], "doc")
                 + part(["Content-Disposition: form-data; name=\"e\"", "Content-Type: text/x-e"], "doc")
                 + part(["Content-Disposition: form-data; name=\"f\"", "Content-Type: text/plain;charset=utf-8"], "quoted;value")
                 + part(["Content-Disposition: form-data; name=\"g\""], "spaced value")
-                + part(["Content-Disposition: form-data; name=\"h\"", "Content-Type: application/x-mine"], "v")
-                + part(["Content-Disposition: form-data; name=\"i\"; filename=\"a %22b%22.bin\"", "Content-Type: application/octet-stream"], "doc")
+                + part(["Content-Disposition: form-data; name=\"h\"", "Content-Type: text/plain"], "v")
+                + part(["Content-Disposition: form-data; name=\"i\"; filename=\"a %22b%22.bin\"", "Content-Type: text/plain"], "doc")
                 + "--\(boundary)--\r\n"
             #expect(body(of: run) == expected)
+        }
+
+        @Test("the bodies curl 7.88 sends for the same -F arguments, boundary aside",
+              .enabled(if: access("/usr/bin/curl", X_OK) == 0, "needs /usr/bin/curl"))
+        func sameBodiesAsCurl() async throws {
+            let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
+            writeFile(dir + "/doc.txt", "doc")
+            writeFile(dir + "/photo.png", [0x89, 0x50, 0x4E, 0x47])
+            writeFile(dir + "/hdrs", "# c\nX-From-File: 1\nX-Folded: a\n  b\n\nX-Last: z  \n")
+            writeFile(dir + "/mime.types", curlTypes)
+            let uploads = Uploads()
+            let server = try await LoopbackServer.start(.init(scripts: ["/up": { request in
+                uploads.add(request.headers.first(name: "Content-Type") ?? "", request.body)
+                return [.response(body: "")]
+            }]))
+            let arguments = [
+                "a=value;type=text/plain", "b=value;filename=v.txt", "b2=value;filename=v.zzz",
+                "c=value;headers=X-One: 1;headers=\"X-Two: a;b\"", "c2=value;headers=Content-Type: app/x",
+                "d=@\(dir)/doc.txt;type=image/png;headers=@\(dir)/hdrs", "d2=@\(dir)/doc.txt;headers=Content-Type: app/y",
+                "e=<\(dir)/doc.txt;type=text/x-e", "e2=<\(dir)/doc.txt;headers=Content-Disposition: attachment; name=\"zz\"",
+                "f=\"quoted;value\";type=text/plain;charset=utf-8", "g= spaced value ", "h=v;type=text/plain;headers=Content-Type: app/z",
+                "i=@\(dir)/doc.txt;filename=\"a \\\"b\\\".bin\"", "j=@\(dir)/doc.txt;filename=x.png", "k=@\(dir)/photo.png",
+            ]
+            let url = "http://127.0.0.1:\(server.port)/up"
+            let curl = runProgram(["/usr/bin/curl", "-s", "-H", "Expect:"] + arguments.flatMap { ["-F", $0] } + [url])
+            #expect(curl == 0)
+            let run = courier(arguments.flatMap { ["-F", $0] } + [url], environment: ["COURIER_MIME_TYPES": dir + "/mime.types"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let seen = uploads.all
+            #expect(seen.count == 2)
+            guard seen.count == 2 else { return }
+            func normalized(_ upload: (type: String, body: [UInt8])) -> String {
+                let value = upload.type.components("boundary=").last ?? ""
+                return String(decoding: upload.body, as: UTF8.self).replacingOccurrences(value, "BOUNDARY")
+            }
+            #expect(normalized(seen[1]) == normalized(seen[0]))
+            await server.shutdown()
         }
 
         @Test("-F arguments curl refuses are 2 before anything is sent", arguments: [
