@@ -26,7 +26,7 @@ def parse(path):
         if len(cells) < 4:
             continue
         metric = cells[0]
-        m = re.match(r"(Time \(wall clock\)|Malloc \(total\)) ?(\(([KMG]?)\))? ?(\((\w+|μs)\))?", metric)
+        m = re.match(r"(Time \(wall clock\)|Malloc \(total\)|Malloc \(bytes total\)) ?(\(([KMG]?)\))? ?(\((\w+|μs)\))?", metric)
         if not m:
             continue
         try:
@@ -38,6 +38,9 @@ def parse(path):
             scale = re.search(r"\(([KMG])\)", metric)
             ns = p50 * (UNIT_NS[unit.group(1)] if unit else 1) * (SCALE[scale.group(1)] if scale else 1)
             results.setdefault(name, {})["ns"] = ns
+        elif metric.startswith("Malloc (bytes total)"):
+            scale = re.search(r"\(([KMG])\)", metric)
+            results.setdefault(name, {})["bytes"] = p50 * (SCALE[scale.group(1)] if scale else 1)
         else:
             scale = re.search(r"\(([KMG])\)", metric)
             results.setdefault(name, {})["mallocs"] = p50 * (SCALE[scale.group(1)] if scale else 1)
@@ -60,17 +63,19 @@ def main():
             continue
         workload, impl, nbytes = m.group(1), m.group(2), int(m.group(3))
         bps = nbytes / (r["ns"] / 1e9)
-        groups.setdefault(workload, {})[impl] = (bps, r.get("mallocs"))
+        allocated = r.get("bytes")
+        groups.setdefault(workload, {})[impl] = (bps, r.get("mallocs"), None if allocated is None else allocated / nbytes)
     print()
-    print(f"{'workload':58} {'impl':11} {'throughput':>12} {'mallocs':>9} {'courier/peer':>12}")
+    print(f"{'workload':58} {'impl':11} {'throughput':>12} {'mallocs':>9} {'alloc/input':>11} {'courier/peer':>12}")
     for workload in sorted(groups):
         impls = groups[workload]
         courier = impls.get("courier")
         for impl in sorted(impls, key=lambda i: (i != "courier", i)):
-            bps, mallocs = impls[impl]
+            bps, mallocs, allocated = impls[impl]
             ratio = f"{courier[0] / bps:.1f}x" if courier and impl != "courier" else ""
             mallocs = "" if mallocs is None else f"{mallocs:.0f}"
-            print(f"{workload:58} {impl:11} {human(bps):>12} {mallocs:>9} {ratio:>12}")
+            allocated = "" if allocated is None else f"{allocated:.2f}x"
+            print(f"{workload:58} {impl:11} {human(bps):>12} {mallocs:>9} {allocated:>11} {ratio:>12}")
     return check_budgets(groups)
 
 

@@ -40,13 +40,21 @@ struct FormArgument: Equatable {
     var warnings: [String] = []
 
     /// Parses an argument.
+    /// - Parameters:
+    ///   - text: the argument.
+    ///   - literal: `--form-string`: everything after the first "=" is the value, as it is (no
+    ///     `@`, `<` or parameters), as curl's literal_value.
     /// - Throws: `CLIError` 2 for what curl refuses.
-    init(parsing text: String) throws(CLIError) {
+    init(parsing text: String, literal: Bool = false) throws(CLIError) {
         let bytes = Array(text.utf8)
         guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else {
-            throw .usage("-F needs NAME=CONTENT (Illegally formatted input field): \"\(printable(text))\"")
+            throw .usage("\(literal ? "--form-string" : "-F") needs NAME=VALUE (Illegally formatted input field): \"\(printable(text))\"")
         }
         name = String(decoding: bytes[..<equals], as: UTF8.self)
+        if literal {
+            content = .value(String(decoding: bytes[(equals + 1)...], as: UTF8.self))
+            return
+        }
         var reader = Reader(bytes: bytes, position: equals + 1)
         let kind = reader.peek
         if kind == UInt8(ascii: "@") || kind == UInt8(ascii: "<") { reader.position += 1 }

@@ -68,7 +68,9 @@ public struct JSONDocument: Sendable {
     ///   - bytes: the whole input; retained by the document, not copied.
     ///   - options: limits and null removal.
     ///   - spare: a document no longer needed; when nothing else holds it, its tape and string
-    ///     buffer are reused, so parsing in a loop allocates nothing for them.
+    ///     buffer are reused, so parsing in a loop allocates nothing for them. Pass it with
+    ///     `consume` (`doc = try JSONDocument(parsing: next, reusing: consume doc)`), or the
+    ///     argument is a second reference and nothing can be reused.
     /// - Throws: `JSONError` with the code and byte offset of the first problem.
     public init(parsing bytes: [UInt8], options: Options = Options(), reusing spare: consuming JSONDocument? = nil) throws(JSONError) {
         try self.init(input: .array(bytes), options: options, spare: spare)

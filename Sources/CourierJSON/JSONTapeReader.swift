@@ -170,6 +170,9 @@ struct JSONTapeReader {
                     i = end
                 } else {
                     var frame = Frame(isObject: isObject, next: i &+ 1, end: end, elements: [], members: [], pendingName: "")
+                    // Exact capacity (a walk over the children, skipping their subtrees): one
+                    // allocation per container, not one per doubling.
+                    if isObject { frame.members.reserveCapacity(childCount(i)) } else { frame.elements.reserveCapacity(childCount(i)) }
                     if isObject {
                         frame.next = liveMember(from: i &+ 1, end: end)
                         if frame.next >= end {

@@ -492,6 +492,31 @@ enum Sys {
         try retryingNonBlocking("unlink") { path.withCString { raw(Glibc.unlink($0)) } }
     }
 
+    /// link(2): a second name for `from`; EEXIST when `to` exists (link never replaces).
+    static func link(_ from: String, to: String) throws(Errno) {
+        try retryingNonBlocking("link") {
+            from.withCString { f in to.withCString { t in raw(Glibc.link(f, t)) } }
+        }
+    }
+
+    /// mkdir(2) with `mode` (less the umask).
+    static func makeDirectory(_ path: String, mode: UInt32) throws(Errno) {
+        try retryingNonBlocking("mkdir") { path.withCString { raw(Glibc.mkdir($0, mode_t(mode))) } }
+    }
+
+    /// utimensat(AT_FDCWD, path, {access, modification}, 0): whole seconds, following links.
+    static func setTimes(_ path: String, access: Int64, modification: Int64) throws(Errno) {
+        var times = [timespec(tv_sec: Int(access), tv_nsec: 0), timespec(tv_sec: Int(modification), tv_nsec: 0)]
+        try retryingNonBlocking("utimensat") {
+            path.withCString { p in times.withUnsafeMutableBufferPointer { raw(Glibc.utimensat(AT_FDCWD, p, $0.baseAddress, 0)) } }
+        }
+    }
+
+    /// dup2(2): makes `target` a copy of `source` (closing what `target` was).
+    static func duplicate(_ source: CInt, onto target: CInt) throws(Errno) {
+        try retryingNonBlocking("dup2") { raw(Glibc.dup2(source, target)) }
+    }
+
     /// stat(2)'s size field for a path (following symbolic links).
     static func fileSize(atPath path: String) throws(Errno) -> Int64 {
         var size: Int64 = 0
@@ -768,6 +793,16 @@ enum Sys {
 
     /// isatty(3).
     static func isTerminal(_ fd: CInt) -> Bool { Glibc.isatty(fd) == 1 }
+
+    /// getrusage(RUSAGE_SELF): every thread of the process.
+    static func resourceUsage() -> ResourceUsage {
+        var usage = rusage()
+        _ = Glibc.getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return ResourceUsage(userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
+                             voluntaryContextSwitches: Int(usage.ru_nvcsw), involuntaryContextSwitches: Int(usage.ru_nivcsw),
+                             maximumResidentBytes: Int(usage.ru_maxrss) * 1024)
+    }
 
     /// The terminal's width in columns (ioctl TIOCGWINSZ), or nil when `fd` is not a terminal.
     static func terminalColumns(_ fd: CInt) -> Int? {

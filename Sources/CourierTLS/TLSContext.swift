@@ -41,7 +41,8 @@ public final class TLSClientContext: Sendable {
     /// Builds a context.
     /// - Parameter configuration: the settings to apply.
     /// - Throws: `TLSError` for an unreadable CA file (`.invalidConfiguration`), a bad identity
-    ///   (`.invalidCertificate`, `.invalidKey`), a bad ALPN list (`.invalidConfiguration`).
+    ///   (`.invalidCertificate`, `.invalidKey`), a bad ALPN list or cipher list
+    ///   (`.invalidConfiguration`).
     public init(configuration: TLSConfiguration) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard let raw = SSL_CTX_new(TLS_client_method()) else {
@@ -49,6 +50,12 @@ public final class TLSClientContext: Sendable {
         }
         let owner = SSLContextOwner(taking: raw)
         try applyCommonSettings(owner, minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
+        if let list = configuration.cipherList, SSL_CTX_set_cipher_list(raw, list) != 1 {
+            throw OpenSSLErrorQueue.error(.invalidConfiguration, "OpenSSL refused the cipher list \"\(list)\"")
+        }
+        if let suites = configuration.tls13CipherSuites, SSL_CTX_set_ciphersuites(raw, suites) != 1 {
+            throw OpenSSLErrorQueue.error(.invalidConfiguration, "OpenSSL refused the TLS 1.3 cipher suites \"\(suites)\"")
+        }
         try applyTrustRoots(configuration.trustRoots, to: owner)
         let mode = configuration.certificateVerification == .none ? SSL_VERIFY_NONE : SSL_VERIFY_PEER
         SSL_CTX_set_verify(raw, mode, nil)

@@ -1,15 +1,11 @@
 // PercentEncoding: encoding (RFC 3986 §2.1) with a caller's set, and strict decoding.
 //
-// Encoding is a throughput target (docs/benchmarks.md: at least 2 GB/s on mixed text in release
-// builds). The hot loop classifies 16 bytes at a time against the set's runs of allowed bytes
-// (one subtract-and-compare per run, `SIMD16<UInt8>`; CourierBytes/ByteVector.swift) and stores
-// the 16 bytes whole; when some need escaping, it walks their positions (a 16-bit mask), writing
-// each one's packed table entry (3 bytes, stored as 4) and re-storing the input after it 16 bytes
-// at a time, so a run of allowed bytes is never copied byte by byte. Sets of more than eight runs,
-// and the last 31 bytes, go through the 8-byte loop: a word with nothing to escape is stored
-// whole, otherwise each byte's entry is stored with no branch. The output is preallocated at the
-// worst case, 3 bytes per input byte plus one spare byte for the last 4-byte store, and the
-// String is built once around it.
+// Encoding is a throughput target (docs/url.md: at least 1 GB/s on mixed text in release
+// builds). The hot loop reads the UTF-8 bytes in place, takes 8 bytes at a time, and when none of
+// them needs escaping (no byte ≥ 0x80 and no escape flag in the set's table) stores them as one
+// word; otherwise it stores each byte's packed table entry (1 or 3 bytes) with no branch. The
+// output is preallocated at the worst case, 3 bytes per input byte plus one spare byte for the
+// last 4-byte store, and the String is built once around it.
 //
 // Decoding never guesses: a "%" not followed by two hex digits is an error with its offset,
 // never passed through. Decoding into text also rejects invalid UTF-8.
@@ -103,14 +99,6 @@ public enum PercentEncoding {
         let escapes = tables.escapes
         var i = 0
         var o = 0
-        let runs = tables.lows.count
-        if runs > 0 && n >= 32 {
-            (i, o) = tables.lows.withUnsafeBufferPointer { lows in
-                tables.spans.withUnsafeBufferPointer { spans in
-                    encodeVectors(source, n, into: output, lows: lows.baseAddress!, spans: spans.baseAddress!, runs: runs, entries: entries)
-                }
-            }
-        }
         // SAFETY (whole loop): i + 8 <= n bounds every read; o <= 3 * i, so a store of at most 8
         // bytes at o ends at or before 3 * i + 8 <= 3 * n, within the worst-case capacity, and the
         // per-byte 4-byte stores end at or before 3 * (n - 1) + 4 = 3 * n + 1.
@@ -143,57 +131,6 @@ public enum PercentEncoding {
             i &+= 1
         }
         return o
-    }
-
-    /// The 16-byte loop: returns how far it got in the input and the output. Stops 31 bytes
-    /// before the end, so that every 16-byte load at `i + src` (src <= 16) stays in the input.
-    @inline(__always)
-    static func encodeVectors(_ source: UnsafeRawPointer, _ n: Int, into output: UnsafeMutableRawPointer,
-                              lows: UnsafePointer<SIMD16<UInt8>>, spans: UnsafePointer<SIMD16<UInt8>>, runs: Int,
-                              entries: UnsafeMutablePointer<UInt32>) -> (Int, Int) {
-        var i = 0
-        var o = 0
-        // SAFETY (whole loop): i + 32 <= n bounds every load (at i + src, src <= 16). o <= 3 * i,
-        // and every store of 16 bytes at o ends by 3 * (i + 16) + 16 <= 3 * n; an entry's 4-byte
-        // store at o <= 3 * (i + 15) ends well inside the worst-case capacity.
-        while i &+ 32 <= n {
-            let v = source.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-            var allowed = (v &- lows[0]) .<= spans[0]
-            var r = 1
-            while r < runs {
-                allowed = allowed .| ((v &- lows[r]) .<= spans[r])
-                r &+= 1
-            }
-            output.storeBytes(of: v, toByteOffset: o, as: SIMD16<UInt8>.self)
-            let escape = .!allowed
-            if !ByteVectors.any(escape) {
-                i &+= 16
-                o &+= 16
-                continue
-            }
-            var bits = ByteVectors.bitmask(escape)
-            var src = 0
-            while bits != 0 {
-                let k = bits.trailingZeroBitCount
-                bits &= bits &- 1
-                if src > 0 && k > src {
-                    output.storeBytes(of: source.loadUnaligned(fromByteOffset: i &+ src, as: SIMD16<UInt8>.self),
-                                      toByteOffset: o, as: SIMD16<UInt8>.self)
-                }
-                o &+= k &- src
-                let entry = entries[Int(source.load(fromByteOffset: i &+ k, as: UInt8.self))]
-                output.storeBytes(of: entry.littleEndian, toByteOffset: o, as: UInt32.self)
-                o &+= 3
-                src = k &+ 1
-            }
-            if src < 16 {
-                output.storeBytes(of: source.loadUnaligned(fromByteOffset: i &+ src, as: SIMD16<UInt8>.self),
-                                  toByteOffset: o, as: SIMD16<UInt8>.self)
-                o &+= 16 &- src
-            }
-            i &+= 16
-        }
-        return (i, o)
     }
 
     // MARK: Decoding

@@ -2,7 +2,6 @@
 //
 // Each set holds two 256-entry tables built once when the set is made:
 //   - `escapes[b]` is 1 when byte b must be escaped, else 0 (the 8-byte scan ORs eight of them);
-//   - `lows`/`spans`: the allowed bytes as at most eight runs, for the 16-byte vector scan;
 //   - `entries[b]` is the output for b packed in a UInt32, little-endian byte order: the byte
 //     itself and length 1, or "%", the two upper-case hex digits and length 3; the length is in
 //     the top byte. The encoder stores the whole UInt32 and advances by the length, so the hot
@@ -21,12 +20,6 @@ public struct PercentEncodingSet: Sendable, Hashable {
         // SAFETY: written only in init, before the object is shared; read-only afterwards.
         @usableFromInline let entries: UnsafeMutablePointer<UInt32>
         @usableFromInline let escapes: UnsafeMutablePointer<UInt8>
-        /// The allowed bytes as runs `low...high` (all ASCII), as vectors for the 16-byte scan:
-        /// `lows[r]` repeats run r's first byte, `spans[r]` its length minus one. Empty when the set
-        /// has more than `maxRuns` runs (the encoder then scans eight bytes at a time).
-        let lows: [SIMD16<UInt8>]
-        let spans: [SIMD16<UInt8>]
-        static let maxRuns = 8
 
         init(allowed: ByteSet) {
             entries = .allocate(capacity: 256)
@@ -42,23 +35,6 @@ public struct PercentEncodingSet: Sendable, Hashable {
                     entries[value] = UInt32(UInt8(ascii: "%")) | high << 8 | low << 16 | 3 << 24
                     escapes[value] = 1
                 }
-            }
-            var runs: [(UInt8, UInt8)] = []
-            var value = 0
-            while value < 128 {
-                if allowed.contains(UInt8(value)) {
-                    let low = value
-                    while value + 1 < 128 && allowed.contains(UInt8(value + 1)) { value += 1 }
-                    runs.append((UInt8(low), UInt8(value)))
-                }
-                value += 1
-            }
-            if runs.count <= Tables.maxRuns {
-                lows = runs.map { SIMD16<UInt8>(repeating: $0.0) }
-                spans = runs.map { SIMD16<UInt8>(repeating: $0.1 &- $0.0) }
-            } else {
-                lows = []
-                spans = []
             }
         }
 

@@ -7,7 +7,7 @@ import CourierHTTP1
 import Testing
 
 @Suite struct ReceiveBufferTests {
-    func event(_ connection: inout HTTP1ClientConnection) throws -> String {
+    func event(_ connection: inout HTTP1ClientStateMachine) throws -> String {
         switch try connection.nextEvent() {
         case .needMoreData: return "needMoreData"
         case .responseHead(let head, _): return "head \(head.status) fields=\(head.headers.count)"
@@ -16,8 +16,8 @@ import Testing
     }
 
     @Test func aSmallTailMovesIntoTheReadBuffer() throws {
-        var connection = HTTP1ClientConnection()
-        try connection.requestHeadSent(.init(method: .get))
+        var connection = HTTP1ClientStateMachine()
+        try connection.sendHead(.init(method: .get), framing: .noBody)
         try connection.receivedBytes(ByteBuffer(string: "HTTP/1.1 2"))
         #expect(try event(&connection) == "needMoreData")
         var target = ByteBuffer(capacity: 4096)
@@ -29,8 +29,8 @@ import Testing
     }
 
     @Test func aLargeTailStaysAndEveryReadHasRoom() throws {
-        var connection = HTTP1ClientConnection()
-        try connection.requestHeadSent(.init(method: .get))
+        var connection = HTTP1ClientStateMachine()
+        try connection.sendHead(.init(method: .get), framing: .noBody)
         try connection.receivedBytes(ByteBuffer(string: "HTTP/1.1 200 OK\r\nX: "))
         // 200 KiB of one field value arriving 1 KiB at a time, each read into a 4 KiB buffer.
         for _ in 0..<200 {

@@ -95,6 +95,24 @@ import Testing
         #expect(outcome.error == HTTPParserError(code, offset: offset(of: marker, in: bytes)), "\(input.debugDescription)")
     }
 
+    /// The vector scans (16 bytes per step for LF and for field-value bytes) find a bad byte at
+    /// every lane position, in the first, a middle and the last 16-byte step of a long value.
+    @Test func badBytesAtEveryLanePosition() {
+        for position in 0..<48 {
+            for bad in ["\u{1}", "\u{7F}", "\u{0}", "\r"] {
+                let value = String(repeating: "v", count: position) + bad + String(repeating: "w", count: 47 - position)
+                let input = Array("HTTP/1.1 200 OK\r\nX-Long: \(value)\r\n\r\n".utf8)
+                let code: HTTPParserError.Code = bad == "\r" ? .bareCarriageReturn : .invalidFieldValue
+                let outcome = response(input)
+                #expect(outcome.error == HTTPParserError(code, offset: 25 + position), "\(bad.debugDescription) at \(position)")
+            }
+            // And a valid value of every length around the steps parses whole.
+            let value = String(repeating: "v", count: position)
+            let ok = response(Array("HTTP/1.1 200 OK\r\nX-Long: \(value)\r\nContent-Length: 0\r\n\r\n".utf8))
+            #expect(ok.error == nil, "length \(position)")
+        }
+    }
+
     @Test func headSizeLimitExactlyAtAndOnePast() {
         let limits = HTTP1ParserLimits(maxHeadSize: 64)
         let prefix = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX: "

@@ -1,6 +1,8 @@
-// JSON parsing to a tree, parsing with null removal, and the byte-to-byte null sanitizer, beside
-// Foundation's JSONSerialization (plus AFNetworking's null-removal pass) on the same 20 MB
-// API-like document in the same run. memcpy of the document is the limit for the sanitizer.
+// JSON parsing to a document (the tape) and to a tree, Decodable, parsing with null removal, and
+// the byte-to-byte null sanitizer, beside Foundation's JSONSerialization and JSONDecoder (plus
+// AFNetworking's null-removal pass) on the same 20 MB API-like document in the same run; the
+// bytes allocated by a document parse on it and on an 8 MB array of small integers. memcpy of the
+// document is the limit for the sanitizer.
 import Benchmark
 import BenchmarkSupport
 import CourierJSON
@@ -32,6 +34,68 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     let megabytes = size >> 20
+
+    Benchmark("JSON parse to a document, \(megabytes) MB API document [courier] bytes=\(size)",
+              configuration: courierMemoryConfiguration(maxIterations: 500)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSONDocument(parsing: document))
+        }
+    } setup: {
+        // The document and the tree agree with Foundation's reading of the same bytes.
+        let parsed = try! JSONDocument(parsing: document)
+        requireAgreement(JSONDigest.courier(JSONValue(parsed.root)) == JSONDigest.foundation(try! JSONSerialization.jsonObject(with: data)),
+                         "the document and JSONSerialization disagree")
+    }
+    Benchmark("JSON parse to a document, \(megabytes) MB API document [foundation] bytes=\(size)",
+              configuration: courierMemoryConfiguration(maxIterations: 10)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSONSerialization.jsonObject(with: data))
+        }
+    }
+    Benchmark("JSON parse to a document reusing its buffers, \(megabytes) MB API document [courier] bytes=\(size)",
+              configuration: courierMemoryConfiguration(maxIterations: 500)) { benchmark in
+        var spare: JSONDocument? = try JSONDocument(parsing: document)
+        for _ in benchmark.scaledIterations {
+            spare = try JSONDocument(parsing: document, reusing: consume spare)
+            blackHole(spare)
+        }
+    }
+
+    Benchmark("JSON Decodable, \(megabytes) MB API document [courier] bytes=\(size)",
+              configuration: courierConfiguration(maxIterations: 100)) { benchmark in
+        let decoder = CourierJSONDecoder()
+        for _ in benchmark.scaledIterations {
+            blackHole(try decoder.decode(APIPage.self, from: document))
+        }
+    } setup: {
+        let ours = try! CourierJSONDecoder().decode(APIPage.self, from: document)
+        let theirs = try! JSONDecoder().decode(APIPage.self, from: data)
+        requireAgreement(ours == theirs && ours.data.count > 10_000, "CourierJSONDecoder and JSONDecoder disagree")
+    }
+    Benchmark("JSON Decodable, \(megabytes) MB API document [foundation] bytes=\(size)",
+              configuration: courierConfiguration(maxIterations: 10)) { benchmark in
+        let decoder = JSONDecoder()
+        for _ in benchmark.scaledIterations {
+            blackHole(try decoder.decode(APIPage.self, from: data))
+        }
+    }
+
+    let integers = smallIntegerArray(bytes: 8 << 20)
+    Benchmark("JSON parse to a document, 8 MB array of small integers [courier] bytes=\(integers.count)",
+              configuration: courierMemoryConfiguration(maxIterations: 500)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSONDocument(parsing: integers))
+        }
+    } setup: {
+        requireAgreement((try! JSONDocument(parsing: integers)).root.count! > 2_000_000, "the integer array is too short")
+    }
+    Benchmark("JSON parse to a document, 8 MB array of small integers [foundation] bytes=\(integers.count)",
+              configuration: courierMemoryConfiguration(maxIterations: 20)) { benchmark in
+        let bytes = Data(integers)
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSONSerialization.jsonObject(with: bytes))
+        }
+    }
     Benchmark("JSON parse to a tree, \(megabytes) MB API document [courier] bytes=\(size)",
               configuration: courierConfiguration(maxIterations: 200)) { benchmark in
         let parser = JSONParser()

@@ -70,6 +70,20 @@ public func apiDocument(bytes: Int) -> [UInt8] {
     return Array(out.utf8)
 }
 
+/// A JSON array of `bytes` bytes or a little more of small integers (0–999, deterministic):
+/// `[17,503,8,...]` — the document that costs a tree the most memory per byte.
+public func smallIntegerArray(bytes: Int) -> [UInt8] {
+    var rng = XorShift(seed: 0x5EED_0F_1A7E_6E25)
+    var out: [UInt8] = [UInt8(ascii: "[")]
+    out.reserveCapacity(bytes + 8)
+    while out.count < bytes {
+        if out.count > 1 { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: String(rng.int(1000)).utf8)
+    }
+    out.append(UInt8(ascii: "]"))
+    return out
+}
+
 /// AFNetworking's `AFJSONObjectByRemovingKeysWithNullValues`, written with Foundation: removes
 /// dictionary members whose value is `NSNull` at every depth, and (Courier's fix, so both sides do
 /// the same work) `NSNull` array elements too.

@@ -17,6 +17,14 @@ public func courierConfiguration(maxIterations: Int = 1_000_000, seconds: Int = 
     )
 }
 
+/// `courierConfiguration` plus the bytes allocated per iteration (the malloc interposer's gross
+/// count), for the memory targets.
+public func courierMemoryConfiguration(maxIterations: Int = 1_000_000, seconds: Int = 3) -> Benchmark.Configuration {
+    var configuration = courierConfiguration(maxIterations: maxIterations, seconds: seconds)
+    configuration.metrics.append(.mallocBytesCount)
+    return configuration
+}
+
 /// Stops the run with a message when a benchmark's two implementations disagree: a fast wrong
 /// answer is not a result.
 public func requireAgreement(_ condition: Bool, _ message: @autoclosure () -> String) {

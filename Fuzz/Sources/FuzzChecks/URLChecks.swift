@@ -72,6 +72,16 @@ extension FuzzChecks {
         }
         let decoded = try? PercentEncoding.decode(encoded)
         require(decoded == Array(payload), "decode(encode(x)) != x")
+        // The vector encoder (16 bytes per step) against a byte-by-byte reference; repeated so
+        // that short inputs reach the vector loop too.
+        let long = Array(repeating: Array(payload), count: payload.count < 48 ? 4 : 1).joined()
+        var reference: [UInt8] = []
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in long {
+            if set.allows(byte) { reference.append(byte) } else { reference += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+        }
+        let vector = Array(long).withUnsafeBytes { Array(PercentEncoding.encode($0, allowing: set).utf8) }
+        require(vector == reference, "vector percent-encoding differs from the byte-by-byte reference")
 
         do {
             _ = try PercentEncoding.decode(input)

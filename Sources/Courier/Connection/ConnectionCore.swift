@@ -88,7 +88,7 @@ final class ConnectionCore: @unchecked Sendable {
     private var registration: EventLoop.Registration?
     private var interest: EventLoop.Interest = []
     private(set) var tls: TLSConnection?
-    private var machine: HTTP1ClientConnection
+    private var machine: HTTP1ClientStateMachine
     private var cipherBuffer = ByteBuffer()
     private var output = GatherList()
     private var failure: ConnectionError?
@@ -108,17 +108,14 @@ final class ConnectionCore: @unchecked Sendable {
     private var deadlineTimer: EventLoop.Timer?
     private var handshakeTimer: EventLoop.Timer?
 
-    // The exchange in progress (request side).
+    // The exchange in progress. The protocol's state (framing, Content-Length accounting, the
+    // keep-alive decision) is the machine's; what is kept here is the caller's side of it.
     private var exchangeActive = false
     /// Counts exchanges, so a body iterator of an earlier response cannot read a later one.
     private(set) var exchangeNumber = 0
-    private var requestFraming: EncodedHead.Framing = .noBody
-    private var requestBodyOpen = false
-    private var bodyWritten: UInt64 = 0
-    private var chunkedEncoder = ChunkedEncoder()
-    /// The machine was told the request body is done: its last Content-Length byte is queued (a
-    /// response read ahead before `finishBody` is then not an early response).
-    private var requestBodyReported = false
+    /// The caller declared a body and has not called `finishBody` yet (the API's contract; the
+    /// machine may consider the request complete before that).
+    private var bodyAwaitingFinish = false
     /// The connection failed while no exchange was in progress (closed or poisoned in the pool):
     /// a request on it was never sent, which the pool's retry rule must know.
     private var failedWhileIdle = false
@@ -145,7 +142,7 @@ final class ConnectionCore: @unchecked Sendable {
         self.socket = socket
         self.tls = tls
         self.options = options
-        self.machine = HTTP1ClientConnection(limits: options.limits)
+        self.machine = HTTP1ClientStateMachine(limits: options.limits)
         self.readSize = min(options.readSize, 16 << 10)
     }
 
@@ -221,7 +218,7 @@ final class ConnectionCore: @unchecked Sendable {
     // MARK: Requests
 
     /// Sends a request head: `.ready` when it is in the kernel, `.wait` when part of it is queued.
-    func sendHead(_ head: EncodedHead, info: HTTP1ClientConnection.RequestInfo) -> Readiness<Void> {
+    func sendHead(_ head: EncodedHead, info: HTTP1ClientStateMachine.RequestInfo) -> Readiness<Void> {
         if failedWhileIdle {
             return .failed(ConnectionError(.notReusable, "the server closed the connection"))
         }
@@ -234,7 +231,7 @@ final class ConnectionCore: @unchecked Sendable {
             return .failed(ConnectionError(.notReusable, "the connection cannot send a request now"))
         }
         do {
-            try machine.requestHeadSent(info)
+            try machine.sendHead(info, framing: head.framing)
         } catch {
             fail(.from(parser: error))
             return .failed(failure!)
@@ -251,11 +248,7 @@ final class ConnectionCore: @unchecked Sendable {
         bodyEnded = false
         endKeepAlive = false
         endDelivered = false
-        requestFraming = head.framing
-        requestBodyOpen = info.hasBody
-        bodyWritten = 0
-        requestBodyReported = false
-        chunkedEncoder = ChunkedEncoder()
+        bodyAwaitingFinish = machine.isSendingBody
         if let total = options.totalTimeout { armDeadline(after: total) }
         guard enqueue(head.bytes) else { return .failed(failure!) }
         let readiness = startWrite()
@@ -264,45 +257,21 @@ final class ConnectionCore: @unchecked Sendable {
         return readiness
     }
 
-    /// Queues one piece of the request body.
+    /// Queues one piece of the request body, framed by the machine.
     func writeBody(_ buffer: ByteBuffer) -> Readiness<Void> {
         if let failure { return .failed(failure) }
-        guard requestBodyOpen, writeWaiter == nil else {
-            return .failed(ConnectionError(requestBodyOpen ? .notReusable : .invalidRequest,
-                                           requestBodyOpen ? "a write is already in progress" : "no request body is open"))
+        guard bodyAwaitingFinish, writeWaiter == nil else {
+            return .failed(ConnectionError(bodyAwaitingFinish ? .notReusable : .invalidRequest,
+                                           bodyAwaitingFinish ? "a write is already in progress" : "no request body is open"))
         }
-        let count = UInt64(buffer.readableBytes)
         var list = GatherList()
-        switch requestFraming {
-        case .contentLength(let length):
-            guard bodyWritten + count <= length else {
-                return .failed(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
-            }
-            if count > 0 { list.append(.buffer(buffer)) }
-        case .chunked:
-            chunkedEncoder.encodeChunk(buffer, into: &list)
-        case .noBody, .untilClose:
-            return .failed(ConnectionError(.invalidRequest, "the request has no body"))
-        }
-        bodyWritten += count
-        guard enqueue(list) else { return .failed(failure!) }
-        guard reportBodyCompleteIfWhole() else { return .failed(failure!) }
-        return startWrite()
-    }
-
-    /// Tells the machine the request body is done as soon as its last Content-Length byte is
-    /// queued: the response may be read (ahead) before the caller's `finishBody`, and it must not
-    /// be taken for an early response then. Returns false when the machine failed.
-    private func reportBodyCompleteIfWhole() -> Bool {
-        guard !requestBodyReported, case .contentLength(let length) = requestFraming, bodyWritten == length else { return true }
-        requestBodyReported = true
         do {
-            try machine.requestBodyDone()
+            try machine.sendBody(buffer, into: &list)
         } catch {
-            fail(.from(parser: error))
-            return false
+            return .failed(ConnectionError.invalidBody(error))
         }
-        return true
+        guard enqueue(list) else { return .failed(failure!) }
+        return startWrite()
     }
 
     /// Queues a range of a file as the next piece of a Content-Length body, sent with sendfile(2):
@@ -310,55 +279,37 @@ final class ConnectionCore: @unchecked Sendable {
     /// Plain connections only; TLS must encrypt, so its callers read the file instead.
     func writeFile(_ file: File, offset: Int64, count: Int) -> Readiness<Void> {
         if let failure { return .failed(failure) }
-        guard tls == nil, requestBodyOpen, writeWaiter == nil, case .contentLength(let length) = requestFraming else {
+        guard tls == nil, bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
         }
-        guard bodyWritten + UInt64(count) <= length else {
-            return .failed(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
+        do {
+            try machine.sendBody(writtenElsewhere: UInt64(count))
+        } catch {
+            if error.code == .noRequestBody {
+                return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
+            }
+            return .failed(ConnectionError.invalidBody(error))
         }
-        bodyWritten += UInt64(count)
         if count > 0 { pendingFile = (file, offset, count) }
-        guard reportBodyCompleteIfWhole() else { return .failed(failure!) }
         return startWrite()
     }
 
     /// Ends the request body (the last chunk for chunked bodies).
     func finishBody(trailers: HTTPHeaders) -> Readiness<Void> {
         if let failure { return .failed(failure) }
-        guard requestBodyOpen, writeWaiter == nil else {
+        guard bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "no request body is open"))
         }
         var list = GatherList()
-        switch requestFraming {
-        case .contentLength(let length):
-            guard bodyWritten == length else {
-                return .failed(ConnectionError(.invalidRequest, "the body has \(bodyWritten) of its \(length) bytes"))
-            }
-        case .chunked:
-            do {
-                try chunkedEncoder.end(trailers: trailers, into: &list)
-            } catch {
-                var failure = ConnectionError(.invalidRequest, "invalid trailer fields")
-                failure.encodingError = error
-                return .failed(failure)
-            }
-        case .noBody, .untilClose:
-            break
+        do {
+            try machine.sendEnd(trailers: trailers, into: &list)
+        } catch {
+            return .failed(ConnectionError.invalidBody(error))
         }
-        requestBodyOpen = false
-        if !requestBodyReported {
-            requestBodyReported = true
-            do {
-                try machine.requestBodyDone()
-            } catch {
-                fail(.from(parser: error))
-                return .failed(failure!)
-            }
-        }
+        bodyAwaitingFinish = false
         if bodyEnded {
-            // The response is complete already. If it ended before the body was (an early
-            // response), the machine said so with keepAlive false and nothing more is sent; a
-            // Content-Length body whose last byte was queued first is simply done.
+            // The response is complete already: if it ended before the body did (an early
+            // response), the machine said keepAlive false and the last chunk is not sent.
             completeExchangeIfDone()
             return .ready(())
         }
@@ -404,7 +355,19 @@ final class ConnectionCore: @unchecked Sendable {
 
     // MARK: Responses
 
-    /// The final response head (interim responses are skipped), with the body decoded with it.
+    /// Whether `receiveHead` hands over the body decoded with the head (a caller off the loop
+    /// saves a hop by getting it at once) or leaves it for the first pull (a caller on the loop
+    /// pulls it at no cost, and the response needs no box to hold it).
+    private var handsBodyWithHead = true
+
+    /// The final response head (interim responses are skipped), with the body decoded with it
+    /// unless `bodyWithHead` is false.
+    func receiveHead(bodyWithHead: Bool) -> Readiness<ResponseStart> {
+        handsBodyWithHead = bodyWithHead
+        return receiveHead()
+    }
+
+    /// The final response head (interim responses are skipped).
     func receiveHead() -> Readiness<ResponseStart> {
         guard exchangeActive || decodedHead != nil, !headTaken, headWaiter == nil else {
             if let failure { return .failed(failure) }
@@ -413,8 +376,8 @@ final class ConnectionCore: @unchecked Sendable {
         if let head = decodedHead {
             headTaken = true
             decodedHead = nil
-            let start = ResponseStart(head: head, exchange: exchangeNumber, body: takePending())
-            return .ready(start)
+            let body = handsBodyWithHead ? takePending() : BodyBatch(first: nil, ended: false)
+            return .ready(ResponseStart(head: head, exchange: exchangeNumber, body: body))
         }
         if let failure { return .failed(failure) }
         return .wait
@@ -481,7 +444,7 @@ final class ConnectionCore: @unchecked Sendable {
     /// After the end of the response was handed over and the request body is done: the exchange
     /// is over, and the connection is reusable or closed.
     private func completeExchangeIfDone() {
-        guard exchangeActive, endDelivered, !requestBodyOpen else { return }
+        guard exchangeActive, endDelivered, !bodyAwaitingFinish else { return }
         exchangeActive = false
         cancelDeadline()
         if endKeepAlive && machine.isReusable && !peerEOF && failure == nil {
@@ -526,7 +489,8 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// One read from the socket (through TLS when there is one) into a pooled buffer, handed to
-    /// the state machine and decoded. Returns false when nothing more can be read now.
+    /// the state machine and decoded. Returns whether another read may find more (the read was
+    /// filled, and nothing failed or ended).
     private func readOnce() -> Bool {
         guard let socket, !peerEOF else { return false }
         // An idle connection that fails tells its pool at once (no one is waiting to hear it).
@@ -539,6 +503,9 @@ final class ConnectionCore: @unchecked Sendable {
         }
         var eof = false
         var gotBytes = false
+        // A read that returned less than it asked for drained the socket: reading again now would
+        // only return EAGAIN (level-triggered epoll reports the next bytes).
+        var filledTheRead = false
         do throws(any Error) {
             if let tls {
                 switch try socket.read(into: &cipherBuffer, maxBytes: readSize) {
@@ -547,6 +514,7 @@ final class ConnectionCore: @unchecked Sendable {
                 case .processed(let n):
                     tls.receivedCiphertext(cipherBuffer)
                     cipherBuffer.clear()
+                    filledTheRead = n >= readSize
                     adapt(readSize: n)
                 }
                 touch()
@@ -591,9 +559,11 @@ final class ConnectionCore: @unchecked Sendable {
                 }
             } else {
                 let size = readSize
+                var requested = size
                 let (plain, result) = try loop.receiveBuffers.fill(size: size) { (buffer: inout ByteBuffer) throws(Errno) -> IOResult<Int> in
                     machine.moveUnconsumedBytes(into: &buffer)
-                    return try socket.read(into: &buffer, maxBytes: min(size, buffer.writableBytes))
+                    requested = min(size, buffer.writableBytes)
+                    return try socket.read(into: &buffer, maxBytes: requested)
                 }
                 switch result {
                 case .wouldBlock:
@@ -605,6 +575,7 @@ final class ConnectionCore: @unchecked Sendable {
                 case .processed(let n):
                     try machine.receivedBytes(plain)
                     gotBytes = true
+                    filledTheRead = n >= requested
                     adapt(readSize: n)
                 }
                 touch()
@@ -638,7 +609,7 @@ final class ConnectionCore: @unchecked Sendable {
                      : ConnectionError(.protocolError, "the server sent bytes on an idle connection"))
             return false
         }
-        return !eof && failure == nil
+        return filledTheRead && !eof && failure == nil
     }
 
     /// Adapts the next read's size to how much the last read returned.
@@ -714,12 +685,18 @@ final class ConnectionCore: @unchecked Sendable {
         let count = slice.readableBytes
         guard count > 0 else { return }
         pendingBytes += count
-        if count <= ConnectionCore.coalesceBelow {
+        if count <= ConnectionCore.coalesceBelow, let last = pending.last, last.readableBytes <= ConnectionCore.coalesceBelow || lastIsCoalesced {
+            // A second small slice in a row: copy them together (a lone small slice, such as a
+            // small response's whole body, stays zero copy).
             if lastIsCoalesced, pending[pending.count - 1].writableBytes >= count {
                 pending[pending.count - 1].writeBuffer(slice)
                 return
             }
             var own = ByteBuffer(capacity: ConnectionCore.coalescedCapacity)
+            if !lastIsCoalesced {
+                own.writeBuffer(last)
+                pending.removeLast()
+            }
             own.writeBuffer(slice)
             pending.append(own)
             lastIsCoalesced = true
@@ -853,6 +830,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// bytes already decoded stay deliverable (their waiters would not exist otherwise).
     func fail(_ error: ConnectionError) {
         guard failure == nil else { return }
+        var error = error
+        if exchangeActive { error.sawResponseBytes = machine.hasReceivedResponseBytes }
         failure = error
         reusable.store(false, ordering: .releasing)
         closeTransport(graceful: false)

@@ -67,6 +67,10 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var encodingError: HTTPEncodingError?
     /// The system error, for read and write failures.
     public var errno: Errno?
+    /// Whether any byte of the response had arrived when the exchange failed (nil when the
+    /// failure was not during an exchange): the pool retries an idempotent request only when
+    /// none had.
+    var sawResponseBytes: Bool?
 
     /// Creates an error.
     /// - Parameters:
@@ -137,6 +141,19 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         default: result = ConnectionError(.protocolError, "the server's response is not valid HTTP/1.1")
         }
         result.parserError = error
+        return result
+    }
+
+    /// The caller's request body did not match what its head declared.
+    static func invalidBody(_ error: HTTPEncodingError) -> ConnectionError {
+        let message: String
+        switch error.code {
+        case .bodyLengthMismatch: message = "the body does not match its declared Content-Length"
+        case .noRequestBody: message = "no request body is open"
+        default: message = "invalid trailer fields"
+        }
+        var result = ConnectionError(.invalidRequest, message)
+        result.encodingError = error
         return result
     }
 

@@ -1,9 +1,11 @@
 // HTTP1Connection: the low-level, session-free client connection (docs/connection.md).
 //
-// What it owns: a ConnectionCore on an event loop. Every async method hops to the loop with
-// `EventLoop.submit(deferred:)` and suspends until the loop completes the promise: nothing here
-// blocks a thread of the cooperative pool (design §4). Cancelling the awaiting task cancels the
-// operation and closes the connection.
+// What it owns: a ConnectionCore on an event loop. An async method called from a task whose
+// executor preference is that loop calls the core directly and suspends only when it must wait for
+// the peer (its continuation is resumed by the loop's I/O handler, and the task goes on in the same
+// loop turn); called from anywhere else it hops to the loop once. Nothing here blocks a thread of
+// the cooperative pool (design §4). Cancelling the awaiting task cancels the operation and closes
+// the connection.
 //
 // Lifecycle: connect → (sendHead → [writeBody…, finishBody] → receiveResponse → body…)* → close.
 // One exchange at a time (no pipelining); a new request needs `isReusable`.
@@ -239,13 +241,13 @@ public final class HTTP1Connection: Sendable {
             failure.encodingError = error
             throw failure
         }
-        var hasBody = false
-        switch encoded.framing {
-        case .contentLength(let n): hasBody = n > 0
-        case .chunked: hasBody = true
-        case .noBody, .untilClose: hasBody = false
-        }
-        var info = HTTP1ClientConnection.RequestInfo(method: method, headers: headers, hasBody: hasBody)
+        try await sendHead(encoded: encoded, method: method, headers: headers)
+    }
+
+    /// Sends a head the caller already encoded (a session encodes each request once: the same
+    /// bytes go to its observer, its offline rendering and the wire).
+    func sendHead(encoded: EncodedHead, method: HTTPMethod, headers: HTTPHeaders) async throws(ConnectionError) {
+        var info = HTTP1ClientStateMachine.RequestInfo(method: method, headers: headers, hasBody: false)
         info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
         let requestInfo = info
         requests.add(1, ordering: .relaxed)
@@ -305,7 +307,11 @@ public final class HTTP1Connection: Sendable {
     /// - Returns: the response; read its `body` to the end before the next request.
     /// - Throws: `ConnectionError` (`remoteClosed` for an empty reply, `protocolError`, timeouts).
     public func receiveResponse() async throws(ConnectionError) -> HTTP1Response {
-        let start = try await perform({ core in core.receiveHead() }, wait: { core, waiter in core.waitForHead(waiter) })
+        // On the loop the body stays with the connection for the first pull (no box, no hop);
+        // from elsewhere it comes with the head, which saves a hop for a small response.
+        let bodyWithHead = !core.isOnLoop
+        let start = try await perform({ core in core.receiveHead(bodyWithHead: bodyWithHead) },
+                                      wait: { core, waiter in core.waitForHead(waiter) })
         let head = start.head
         return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason, headers: head.headers,
                              body: HTTP1ResponseBody(connection: self, exchange: start.exchange, prefetched: start.body))

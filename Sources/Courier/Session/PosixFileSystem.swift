@@ -47,7 +47,7 @@ public final class PosixFileSystem: MultipartFileSystem {
         guard let status = try File.status(atPath: path) else { throw Errno.noSuchFileOrDirectory }
         guard status.kind == .regular else { throw NotARegularFile(path: path, kind: status.kind.article) }
         let identity = MultipartFileIdentity(device: status.device, inode: status.inode,
-                                             modificationSeconds: status.modificationSeconds,
+                                             modificationSeconds: status.modificationTime,
                                              modificationNanoseconds: status.modificationNanoseconds)
         return MultipartFileAttributes(size: UInt64(status.size), identity: identity)
     }

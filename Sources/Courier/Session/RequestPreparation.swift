@@ -86,7 +86,7 @@ enum RequestPreparation {
             throw SessionError(.invalidURL, "the URL has no host", url: request.uri.redactedDescription)
         }
         do {
-            return try RequestHeadEncoder().encode(method: request.method, target: request.uri.requestTarget, host: host,
+            return try RequestHeadEncoder(version: request.version).encode(method: request.method, target: request.effectiveRequestTarget, host: host,
                                                    headers: request.headers, body: length)
         } catch {
             throw SessionError(.invalidRequest, "the request head is invalid: \(error)", url: request.uri.redactedDescription)

@@ -1,5 +1,5 @@
 // Session: AFURLSessionManager's role (design §8). It owns a connection pool (and a resolver when
-// the configuration has --resolve overrides), makes tasks, keeps a registry of live tasks for
+// the configuration has --resolve or --connect-to overrides or an address family), makes tasks, keeps a registry of live tasks for
 // invalidation, and fans lifecycle events out to subscribers.
 //
 // Lifecycle: usable → (finishTasksAndInvalidate: no new tasks, running ones finish) or
@@ -51,8 +51,11 @@ final class SessionStorage: Sendable {
         LiveObjects.created(.session)
         self.configuration = configuration
         var resolver: Resolver?
-        if !configuration.resolveOverrides.isEmpty {
-            resolver = try? Resolver(configuration: Resolver.Configuration(overrides: configuration.resolveOverrides))
+        if !configuration.resolveOverrides.isEmpty || !configuration.connectTo.isEmpty || configuration.addressFamily != nil {
+            var settings = Resolver.Configuration(overrides: configuration.resolveOverrides)
+            settings.connectTo = configuration.connectTo
+            settings.addressFamily = configuration.addressFamily
+            resolver = try? Resolver(configuration: settings)
         }
         self.resolver = resolver
         var options = HTTP1ConnectionOptions()
@@ -60,6 +63,7 @@ final class SessionStorage: Sendable {
         options.tlsHandshakeTimeout = configuration.connectTimeout
         options.connectionPhaseTimeout = configuration.connectTimeout
         options.idleTimeout = configuration.idleTimeout
+        options.attemptDelay = configuration.connectionAttemptDelay
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy
@@ -254,7 +258,21 @@ public final class Session: Sendable {
     /// - Returns: a suspended task.
     public func downloadTask(with request: HTTPRequest, keepsPartialData: Bool = true,
                              destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) -> DownloadTask {
-        DownloadTask(session: storage, request: request, resume: nil, keepsPartialData: keepsPartialData, destination: destination)
+        DownloadTask(session: storage, request: request, resume: nil, keepsPartialData: keepsPartialData,
+                     destination: { head, uri in DownloadDestination(path: destination(head, uri)) })
+    }
+
+    /// A download task whose destination also says what to do about an existing file, missing
+    /// directories and a failure (`DownloadDestination`: curl's -J, --no-clobber, --create-dirs,
+    /// --remove-on-error).
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - keepsPartialData: whether a failed download keeps its temporary file as resume data.
+    ///   - placement: called with the final response head and URL; returns the destination.
+    /// - Returns: a suspended task.
+    public func downloadTask(with request: HTTPRequest, keepsPartialData: Bool = true,
+                             placement: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination) -> DownloadTask {
+        DownloadTask(session: storage, request: request, resume: nil, keepsPartialData: keepsPartialData, destination: placement)
     }
 
     /// A download task that continues a partial download (Range + If-Range).
@@ -265,9 +283,20 @@ public final class Session: Sendable {
     /// - Returns: a suspended task.
     public func downloadTask(resumingWith data: ResumeData, headers: HTTPHeaders = HTTPHeaders(),
                              destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) -> DownloadTask {
+        downloadTask(resumingWith: data, headers: headers, placement: { head, uri in DownloadDestination(path: destination(head, uri)) })
+    }
+
+    /// A download task that continues a partial download, with a `DownloadDestination`.
+    /// - Parameters:
+    ///   - data: the resume record of the earlier attempt.
+    ///   - headers: extra request fields (the record's URL is requested with GET).
+    ///   - placement: called with the final response head and URL; returns the destination.
+    /// - Returns: a suspended task.
+    public func downloadTask(resumingWith data: ResumeData, headers: HTTPHeaders = HTTPHeaders(),
+                             placement: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination) -> DownloadTask {
         let uri = (try? URI(parsing: data.url)) ?? (try! URI(parsing: "http://invalid.invalid/"))
         let request = HTTPRequest(method: .get, uri: uri, headers: headers)
-        return DownloadTask(session: storage, request: request, resume: data, keepsPartialData: true, destination: destination)
+        return DownloadTask(session: storage, request: request, resume: data, keepsPartialData: true, destination: placement)
     }
 
     // MARK: Inspection and lifecycle

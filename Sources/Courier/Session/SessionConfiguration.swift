@@ -26,6 +26,14 @@ public struct SessionConfiguration: Sendable {
     public var securityPolicy: SecurityPolicy? = nil
     /// Fixed name-to-address answers (curl `--resolve`).
     public var resolveOverrides: [ResolveOverride] = []
+    /// Where connections for a host and port go instead (curl `--connect-to`); the request, its
+    /// Host field and SNI still name the URL's host.
+    public var connectTo: [ConnectToOverride] = []
+    /// Connect over this address family only (curl `-4`, `-6`); nil: both (Happy Eyeballs).
+    public var addressFamily: IPAddress.Family? = nil
+    /// RFC 8305's Connection Attempt Delay: how long one address may try before the next starts.
+    /// Default 250 ms (curl's `--happy-eyeballs-timeout-ms` is the same idea, 200 ms).
+    public var connectionAttemptDelay: Duration = .milliseconds(250)
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
     /// The most redirects followed per task (design §5: 10).

@@ -152,7 +152,12 @@ struct Transfer: Sendable {
                 return outcome
             case .authenticate(let credential):
                 authenticationFailures += 1
-                request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                // Where curl and RequestPreparation put credentials: first after Host.
+                if request.headers.contains(name: "Authorization") {
+                    request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                } else {
+                    request.headers = HTTPHeaders([("Authorization", credential.basicAuthorization)] + request.headers.map { ($0.name, $0.value) })
+                }
             case .redirect(let info, let prepared):
                 redirects += 1
                 guard redirects <= configuration.redirectLimit, let next = prepared else {
@@ -243,7 +248,9 @@ struct Transfer: Sendable {
         }
         if core.hasObserver { core.emit(.requestHead(ByteBuffer(bytes: encoded.bytes.joined))) }
 
-        try await connection.sendHead(method: request.method, target: request.uri.requestTarget, headers: request.headers, body: length)
+        // The head was encoded once, before the connection was leased: the observer saw these
+        // bytes, and these bytes go out.
+        try await connection.sendHead(encoded: encoded, method: request.method, headers: request.headers)
         let sent = try await sendBody(request, length: length, on: connection)
         metrics.update { $0.bytesSent = sent }
         let requestSent = metrics.elapsed

@@ -1,25 +1,33 @@
-// HTTP1ClientConnection: the client side of one HTTP/1.1 connection as a sans-IO state machine
-// (h11's _connection.py / _state.py as the model). It owns the receive buffer, the response head
-// parser (whose field storage is reused for the life of the connection), the body decoder of the
-// response in progress, and the keep-alive decision. It performs no I/O: the shell reports what
-// it sent and what it received, and asks for events.
+// HTTP1ClientStateMachine: the client side of one HTTP/1.1 connection as a sans-IO state machine
+// (h11's _connection.py / _state.py as the model), both directions. It owns the receive buffer, the
+// response head parser (whose field storage is reused for the life of the connection), the body
+// decoder of the response in progress, the request body's framing (Content-Length accounting,
+// chunk framing, trailers) and the keep-alive decision. It performs no I/O: the shell says what it
+// sends and gets back the bytes to write; it hands over what it received and asks for events.
 //
-// Rules of this file: every transition of `phase` happens here, in the input methods below; the
-// table is the whole story.
+// Rules of this file: every transition of `phase` and of the request side happens here, in the
+// input methods below; the table is the whole story.
 //
 //     phase      input                       next phase / output
 //     ---------  --------------------------  -------------------------------------------------
-//     idle       requestHeadSent             exchange (response: head; request: body or done)
+//     idle       sendHead                    exchange (request: body per its framing, or done)
 //     idle       receivedBytes (non-empty)   failed(unexpectedData)
 //     idle       connectionClosed            closed
+//     exchange   sendBody, Content-Length    exchange; the bytes. The last declared byte ends the
+//                                            request (a response read after it is not early);
+//                                            more than declared: local error, nothing framed
+//     exchange   sendBody, chunked           exchange; size line, the bytes, CRLF (hyper's shape)
+//     exchange   sendEnd                     exchange (request: done); the last chunk and the
+//                                            trailers, or nothing for Content-Length (fewer bytes
+//                                            than declared: local error)
 //     exchange   nextEvent: 1xx head         exchange; .interimResponse (count and size limited)
 //     exchange   nextEvent: 101 / CONNECT 2xx switched; .switchedProtocols (101 only if asked for)
 //     exchange   nextEvent: final head       exchange (response: body); .responseHead
 //     exchange   nextEvent: body bytes       exchange; .bodyPart
 //     exchange   nextEvent: end of body      idle if keep-alive and request done, else mustClose;
 //                                            .endOfMessage(keepAlive:)
-//     exchange   requestBodyDone             exchange (request: done)
-//     mustClose  requestBodyDone             mustClose (the early response already ended it)
+//     mustClose  sendBody / sendEnd          mustClose; framed as in exchange (an early response
+//                                            ended the exchange; the shell may stop sending)
 //     mustClose  receivedBytes (non-empty)   failed(unexpectedData)
 //     mustClose  connectionClosed            closed
 //     any        a peer error                failed(error)  — sticky: every later input rethrows it
@@ -36,20 +44,24 @@
 // client responsible for matching responses to requests, and a stray byte would be taken for the
 // next response otherwise.
 //
-// Misuse by the caller (a request while one is in flight, bytes after a close, events after a
-// protocol switch) is a programmer error: a precondition, not an `HTTPParserError`.
+// Errors: the peer's mistakes are `HTTPParserError`s (remote, sticky); the caller's mistakes in the
+// request body (more or fewer bytes than declared, a body where none was declared, bad trailers)
+// are `HTTPEncodingError`s (local: nothing is framed, the machine is unchanged). Misuse of the
+// machine itself (a request while one is in flight, bytes after a close, events after a protocol
+// switch) is a programmer error: a precondition.
 
 import CourierBytes
 
-/// The client side of one HTTP/1.1 connection: feed it what was sent and received, take events.
-public struct HTTP1ClientConnection: Sendable {
+/// The client side of one HTTP/1.1 connection: tell it what is sent (it frames the body), feed
+/// it what was received, take events.
+public struct HTTP1ClientStateMachine: Sendable {
     /// What the caller sent, as far as the response's framing and the connection's fate depend on it.
     public struct RequestInfo: Sendable, Hashable {
         /// The request method (HEAD and CONNECT change the response framing).
         public var method: HTTPMethod
         /// The version of the request line.
         public var version: HTTPVersion
-        /// Whether a body follows the head; if so, report its end with `requestBodyDone()`.
+        /// Whether a body follows the head (`sendHead` sets it from the framing).
         public var hasBody: Bool
         /// Whether the request asked to switch protocols (`Connection: upgrade` with `Upgrade`).
         public var upgradeRequested: Bool
@@ -137,6 +149,12 @@ public struct HTTP1ClientConnection: Sendable {
     private var body = BodyDecoder(framing: .noBody)
     private var request = RequestInfo(method: .get)
     private var requestBodyPending = false
+    /// How the request body in progress is framed, and how much of it was framed so far.
+    private var requestFraming = EncodedHead.Framing.noBody
+    private var requestBodySent: UInt64 = 0
+    private var chunkedEncoder = ChunkedEncoder()
+    /// Whether any byte of a response arrived during the exchange in progress.
+    private var responseStarted = false
     private var responsePhase = ResponsePhase.head
     private var responseKeepAlive = false
     /// Bytes of the current response consumed so far (interim heads, head, body), for offsets.
@@ -165,18 +183,31 @@ public struct HTTP1ClientConnection: Sendable {
 
     // MARK: Inputs
 
-    /// Reports that a request head was sent.
-    /// - Parameter request: what the request said.
+    /// Starts a request: its head (encoded by `RequestHeadEncoder`) is being sent, its body (if
+    /// any) follows through `sendBody` and `sendEnd`.
+    /// - Parameters:
+    ///   - request: what the request said (method, version, connection options).
+    ///   - framing: how its body is delimited (the encoded head's framing).
     /// - Throws: the connection's error if it already failed, or `unexpectedData` if bytes
     ///   arrived before the request.
     /// - Precondition: the connection is idle (`isReusable`, or failed).
-    public mutating func requestHeadSent(_ request: RequestInfo) throws(HTTPParserError) {
+    public mutating func sendHead(_ request: RequestInfo, framing: EncodedHead.Framing) throws(HTTPParserError) {
         if case .failed(let error) = phase { throw error }
         guard case .idle = phase else { preconditionFailure("a request was sent while the connection was not idle (\(phase))") }
         precondition(!peerClosed, "a request was sent on a connection the peer closed")
         if buffer.readableBytes > 0 { throw fail(HTTPParserError(.unexpectedData, offset: 0)) }
+        var request = request
+        switch framing {
+        case .contentLength(let length): request.hasBody = length > 0
+        case .chunked: request.hasBody = true
+        case .noBody, .untilClose: request.hasBody = false
+        }
         self.request = request
+        requestFraming = framing
+        requestBodySent = 0
+        chunkedEncoder = ChunkedEncoder()
         requestBodyPending = request.hasBody
+        responseStarted = false
         responsePhase = .head
         responseConsumed = 0
         finalHeadStart = 0
@@ -184,16 +215,75 @@ public struct HTTP1ClientConnection: Sendable {
         phase = .exchange
     }
 
-    /// Reports that the request body was sent completely.
-    /// - Throws: the connection's error if it failed.
-    /// - Precondition: a request with a body is in progress.
-    public mutating func requestBodyDone() throws(HTTPParserError) {
-        if case .failed(let error) = phase { throw error }
-        precondition(requestBodyPending, "requestBodyDone() without a request body in progress")
-        // When the response already ended (early response), the phase is mustClose or closed
-        // and stays so; otherwise the exchange continues.
+    /// Frames the next piece of the request body into `list`: the bytes themselves for a
+    /// Content-Length body (its last declared byte ends the request), one chunk for a chunked
+    /// body. An empty piece frames nothing.
+    /// - Parameters:
+    ///   - bytes: the body bytes (shared, never copied).
+    ///   - list: receives what to write.
+    /// - Throws: `HTTPEncodingError` `.bodyLengthMismatch` when the piece goes past the declared
+    ///   length, `.noRequestBody` when no body is in progress; nothing is framed then.
+    public mutating func sendBody(_ bytes: ByteBuffer, into list: inout GatherList) throws(HTTPEncodingError) {
+        guard requestBodyPending else { throw HTTPEncodingError(.noRequestBody) }
+        let count = UInt64(bytes.readableBytes)
+        switch requestFraming {
+        case .contentLength(let length):
+            guard requestBodySent + count <= length else { throw HTTPEncodingError(.bodyLengthMismatch) }
+            if count > 0 { list.append(.buffer(bytes)) }
+            requestBodySent += count
+            // Every declared byte is framed: the request is complete on the wire.
+            if requestBodySent == length { requestBodyPending = false }
+        case .chunked:
+            chunkedEncoder.encodeChunk(bytes, into: &list)
+            requestBodySent += count
+        case .noBody, .untilClose:
+            throw HTTPEncodingError(.noRequestBody)
+        }
+    }
+
+    /// Accounts for `count` Content-Length body bytes the shell writes by other means (sendfile(2)
+    /// from a file): the same checks and the same end-of-request rule as `sendBody`.
+    /// - Parameter count: the number of bytes.
+    /// - Throws: `HTTPEncodingError` (`.bodyLengthMismatch`, `.noRequestBody`, also for a chunked
+    ///   body, whose chunks must be framed here).
+    public mutating func sendBody(writtenElsewhere count: UInt64) throws(HTTPEncodingError) {
+        guard requestBodyPending, case .contentLength(let length) = requestFraming else { throw HTTPEncodingError(.noRequestBody) }
+        guard requestBodySent + count <= length else { throw HTTPEncodingError(.bodyLengthMismatch) }
+        requestBodySent += count
+        if requestBodySent == length { requestBodyPending = false }
+    }
+
+    /// Ends the request body: the last chunk and `trailers` for a chunked body; for a
+    /// Content-Length body, a check that every declared byte was framed (nothing to write).
+    /// Ending a body that already ended (a Content-Length body whose last byte was framed, or no
+    /// body at all) frames nothing.
+    /// - Parameters:
+    ///   - trailers: trailer fields (chunked bodies only).
+    ///   - list: receives what to write.
+    /// - Throws: `HTTPEncodingError` (`.bodyLengthMismatch` when fewer bytes than declared were
+    ///   framed, trailer errors).
+    public mutating func sendEnd(trailers: HTTPHeaders = HTTPHeaders(), into list: inout GatherList) throws(HTTPEncodingError) {
+        switch requestFraming {
+        case .contentLength(let length):
+            guard requestBodySent == length else { throw HTTPEncodingError(.bodyLengthMismatch) }
+        case .chunked:
+            guard requestBodyPending else { return }
+            try chunkedEncoder.end(trailers: trailers, into: &list)
+        case .noBody, .untilClose:
+            break
+        }
         requestBodyPending = false
     }
+
+    /// Whether the request body is still being sent (declared and not yet ended).
+    public var isSendingBody: Bool { requestBodyPending }
+
+    /// Request body bytes framed so far in the exchange in progress.
+    public var requestBodyBytesSent: UInt64 { requestBodySent }
+
+    /// Whether any byte of a response arrived during the exchange in progress: a failure before
+    /// it means the server may not have processed the request (the pool's retry rule).
+    public var hasReceivedResponseBytes: Bool { responseStarted }
 
     /// Hands over bytes read from the connection. The buffer is adopted without a copy when
     /// nothing is pending.
@@ -210,6 +300,7 @@ public struct HTTP1ClientConnection: Sendable {
         default: break
         }
         guard bytes.readableBytes > 0 else { return }
+        if case .exchange = phase { responseStarted = true }
         if buffer.readableBytes == 0 {
             buffer = bytes
         } else {
@@ -325,7 +416,7 @@ public struct HTTP1ClientConnection: Sendable {
             throw fail(error.shifted(by: headStart))
         }
         finalHeadStart = headStart
-        responseKeepAlive = request.allowsPersistence && HTTP1ClientConnection.responseAllowsPersistence(head)
+        responseKeepAlive = request.allowsPersistence && HTTP1ClientStateMachine.responseAllowsPersistence(head)
             && framing != .untilClose
         body = BodyDecoder(framing: framing, limits: limits)
         responsePhase = .body
