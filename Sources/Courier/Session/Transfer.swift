@@ -391,8 +391,14 @@ struct Transfer: Sendable {
                 let segment: MultipartSegment?
                 do { segment = try stream.nextSegment(maxBytes: 1 << 20) } catch {
                     // The connection is closed by the failed exchange: the part stays short, so
-                    // the server never takes the body for complete.
-                    throw SessionError(.fileReadFailed, "reading a multipart part failed: \(error)", url: request.uri.redactedDescription)
+                    // the server never takes the body for complete. The message names the file
+                    // (the check before a part is sent sees a shrunken file as often as the send).
+                    var what = "a multipart part"
+                    if let index = error.partIndex, form.parts.indices.contains(index),
+                       case .file(let file) = form.parts[index].body {
+                        what = file.path
+                    }
+                    throw SessionError(.fileReadFailed, "reading \(what) failed: \(error)", url: request.uri.redactedDescription)
                 }
                 guard let segment else { break }
                 switch segment {
