@@ -138,6 +138,8 @@ final class NetworkTransfers: Sendable {
         parts.append(options.noSessionID ? "n" : "")
         parts.append(options.referer ?? "")
         parts.append(options.anyAuth ? (options.user ?? "") : "")
+        // The run has one jar: a group uses it or not.
+        parts.append(CookieOptions.enablesEngine(options: options.cookie, jar: options.cookieJar) ? "cookies" : "")
         return parts.joined(separator: "\u{0}")
     }
 
@@ -153,6 +155,7 @@ final class NetworkTransfers: Sendable {
         c.acceptsCompressedResponses = options.compressed
         c.downloadFileMode = settings.createFileMode
         c.allowsInsecureRedirects = settings.redirectProtocols?.contains("http") ?? false
+        c.cookieJar = settings.cookieJar
         if let delay = settings.attemptDelay { c.connectionAttemptDelay = delay }
         if options.ipv4 { c.addressFamily = .v4 }
         if options.ipv6 { c.addressFamily = .v6 }

@@ -43,6 +43,8 @@ enum TransferKey: Hashable, Sendable {
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, tcpNoDelay, happyEyeballsTimeout
     // TLS
     case caCertificate, insecure, pinnedPublicKey, pinnedCertificate, tlsv1_2, tlsv1_3, tlsMax, ciphers, tls13Ciphers, noSessionID
+    // Cookies
+    case cookie, cookieJar, junkSessionCookies
     // General
     case help, version
 }
@@ -88,6 +90,7 @@ struct TransferOptions: Sendable {
     private static let behaviour = "Behaviour"
     private static let connection = "Connection"
     private static let tls = "TLS"
+    private static let cookies = "Cookies"
     private static let general = "General"
 
     /// The options that apply to the whole command line (curl's global options).
@@ -282,6 +285,13 @@ struct TransferOptions: Sendable {
         OptionSpec(.noSessionID, long: "no-sessionid", section: tls,
                    help: "No TLS session resumption."),
 
+        OptionSpec(.cookie, short: "b", long: "cookie", value: "DATA|FILE", .accumulates, section: cookies,
+                   help: "\"NAME=VALUE; ...\" sent as given; or a cookie file to load (\"-\": stdin, \"\": none), which turns cookies on."),
+        OptionSpec(.cookieJar, short: "c", long: "cookie-jar", value: "FILE", section: cookies,
+                   help: "Write all cookies to FILE (\"-\": stdout) at the end, also after a failure; turns cookies on."),
+        OptionSpec(.junkSessionCookies, short: "j", long: "junk-session-cookies", section: cookies,
+                   help: "Discard the session cookies of the -b files."),
+
         OptionSpec(.help, short: "h", long: "help", section: general,
                    help: "Print this help and exit."),
         OptionSpec(.version, short: "V", long: "version", section: general,
@@ -383,6 +393,10 @@ struct TransferOptions: Sendable {
     var ciphers: String?
     var tls13Ciphers: String?
     var noSessionID = false
+    // Cookies
+    var cookie: [String] = []
+    var cookieJar: String?
+    var junkSessionCookies = false
     /// The URLs with their outputs and uploads, in order (nodes without a URL are dropped).
     var nodes: [URLNode] = []
     /// The global options (the same value in every group).
@@ -526,6 +540,9 @@ struct TransferOptions: Sendable {
         ciphers = values.value(.ciphers)
         tls13Ciphers = values.value(.tls13Ciphers)
         noSessionID = values.flag(.noSessionID)
+        cookie = values.all(.cookie)
+        cookieJar = values.value(.cookieJar)
+        junkSessionCookies = values.flag(.junkSessionCookies)
         nodes = TransferOptions.pairNodes(parsed)
     }
 

@@ -10,6 +10,7 @@
 
 import Courier
 import CourierBytes
+import CourierCookies
 import CourierHTTP1
 import CourierPosix
 import CourierMultipart
@@ -28,6 +29,7 @@ struct TransferRunner {
         let builder: RequestBuilder
         let template: RequestTemplate
         let writeOut: WriteOutFormatter?
+        let cookies: CookieOptions
     }
 
     func run() async -> Int32 {
@@ -48,12 +50,14 @@ struct TransferRunner {
             for options in groups {
                 guard !options.urls.isEmpty else { throw .usage("no URL specified!") }
                 let settings = try TransferSettings(options: options)
+                let cookies = try CookieOptions(options: options)
                 let builder = RequestBuilder(options: options, environment: environment, boundary: boundary)
                 let template = try builder.template()
                 let writeOut = try options.writeOut.map { (format) throws(CLIError) in
                     WriteOutFormatter(format: format.hasPrefix("@") ? try readInputFile(String(format.dropFirst())).readableString : format)
                 }
-                plans.append(Plan(options: options, settings: settings, builder: builder, template: template, writeOut: writeOut))
+                plans.append(Plan(options: options, settings: settings, builder: builder, template: template, writeOut: writeOut,
+                                  cookies: cookies))
             }
         } catch {
             report(error)
@@ -68,11 +72,23 @@ struct TransferRunner {
         var sessions: [String: (Session, RedirectMonitor)] = [:]
         let dumped = SharedPaths()
         var exitCode: Int32 = 0
+        // One jar for the run, used by the groups whose cookie engine is on (-b FILE, -c), as
+        // curl's transfers share one cookie store; each group's -b files go into it when the group
+        // starts, its -c file is written when the group ends, whatever happened to its URLs.
+        let jar: CookieJar? = plans.contains { $0.cookies.enablesEngine } ? await CookieJar.withSystemPublicSuffixList() : nil
+        var started = 0  // the groups that have started
+        var saved = 0  // the groups whose -c file has been written
 
         groups: for plan in plans {
             let options = plan.options
+            var settings = plan.settings
             let transfers: NetworkTransfers?
             let offlineSession: Session?
+            started += 1
+            if let jar, plan.cookies.enablesEngine {
+                await plan.cookies.load(into: jar, verbose: global.verbose)
+                settings.cookieJar = jar
+            }
             do throws(CLIError) {
                 let key = NetworkTransfers.sessionKey(options)
                 let entry: (Session, RedirectMonitor)
@@ -80,7 +96,7 @@ struct TransferRunner {
                     entry = existing
                 } else {
                     let monitor = RedirectMonitor()
-                    let session = Session(configuration: try NetworkTransfers.configuration(options: options, settings: plan.settings,
+                    let session = Session(configuration: try NetworkTransfers.configuration(options: options, settings: settings,
                                                                                            monitor: monitor))
                     entry = (session, monitor)
                     sessions[key] = entry
@@ -89,7 +105,7 @@ struct TransferRunner {
                     transfers = nil
                     offlineSession = entry.0
                 } else {
-                    transfers = NetworkTransfers(options: options, settings: plan.settings, session: entry.0, monitor: entry.1,
+                    transfers = NetworkTransfers(options: options, settings: settings, session: entry.0, monitor: entry.1,
                                                  control: control, progress: progress, dumpedFiles: dumped)
                     offlineSession = nil
                 }
@@ -97,6 +113,8 @@ struct TransferRunner {
                 report(error)
                 exitCode = error.code
                 if global.failEarly { break groups }
+                await plan.cookies.save(jar, showsErrors: global.showsErrors)
+                saved = started
                 continue
             }
             for node in options.nodes {
@@ -131,7 +149,11 @@ struct TransferRunner {
                     }
                 }
             }
+            await plan.cookies.save(jar, showsErrors: global.showsErrors)
+            saved = started
         }
+        // A group that ended the run early (--fail-early, a URL that cannot be globbed).
+        if saved < started { await plans[started - 1].cookies.save(jar, showsErrors: global.showsErrors) }
         progress?.close()
         for (session, _) in sessions.values { await session.finishTasksAndInvalidate() }
         return exitCode
@@ -224,6 +246,8 @@ struct TransferSettings: Sendable {
     var protocols: Set<String>?
     /// --proto-redir: the schemes a redirect may go to (nil: the session's rule).
     var redirectProtocols: Set<String>?
+    /// The run's cookie jar when the group's cookie engine is on (set by the runner), else nil.
+    var cookieJar: CookieJar?
 
     /// - Throws: `CLIError` 2 for anything malformed or contradictory.
     init(options: TransferOptions) throws(CLIError) {

@@ -741,6 +741,14 @@ enum Sys {
     // MARK: Clock
 
     /// CLOCK_MONOTONIC in nanoseconds: never jumps with wall-clock changes.
+    /// Seconds since the Unix epoch on CLOCK_REALTIME (the wall clock: it jumps when it is set).
+    static func realtimeSeconds() -> Int64 {
+        var ts = timespec()
+        let r = clock_gettime(CLOCK_REALTIME, &ts)
+        precondition(r == 0, "clock_gettime(CLOCK_REALTIME) failed")
+        return Int64(ts.tv_sec)
+    }
+
     static func monotonicNanoseconds() -> Int64 {
         var ts = timespec()
         let r = clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -59,6 +59,20 @@ enum RequestPreparation {
         return prepared
     }
 
+    /// The request with the jar's cookies for its URL (RFC 6265 §5.4, layered-cookies "The Cookie
+    /// Header Field"): one Cookie field, the jar's cookies first, then the value of each Cookie
+    /// field the caller gave, joined with "; ", at the place of the caller's first Cookie field
+    /// (else after the other fields). Without a jar, or when nothing applies, the request as it is.
+    static func addingCookies(to request: HTTPRequest, from jar: CookieJar?) -> HTTPRequest {
+        guard let jar else { return request }
+        let given = request.headers["Cookie"].filter { !$0.isEmpty }
+        let cookies = jar.cookieFieldValue(for: request.uri)
+        guard cookies != nil || given.count > 1 else { return request }
+        var sent = request
+        sent.headers.replaceOrAdd(name: "Cookie", value: ((cookies.map { [$0] } ?? []) + given).joined(separator: "; "))
+        return sent
+    }
+
     /// The framing length of a body; files are measured now.
     static func bodyLength(_ request: HTTPRequest) throws(SessionError) -> BodyLength {
         switch request.body {

@@ -302,14 +302,16 @@ public final class Session: Sendable {
     // MARK: Inspection and lifecycle
 
     /// The exact bytes (head and body) that would be sent for `request` with this session's
-    /// defaults — what `courier --offline` prints. Multipart bodies are rendered; files are read.
+    /// defaults and the cookie jar's cookies for its URL — what `courier --offline` prints.
+    /// Multipart bodies are rendered; files are read.
     /// - Parameter request: the request.
     /// - Returns: the bytes.
     /// - Throws: `SessionError` (`.invalidURL`, `.unsupportedScheme`, `.invalidRequest`,
     ///   `.fileReadFailed`).
     public func requestBytes(for request: HTTPRequest) throws(SessionError) -> ByteBuffer {
-        let prepared = RequestPreparation.prepare(request, configuration: configuration, isRangeRequest: false)
+        var prepared = RequestPreparation.prepare(request, configuration: configuration, isRangeRequest: false)
         _ = try RequestPreparation.origin(of: prepared.uri)
+        prepared = RequestPreparation.addingCookies(to: prepared, from: configuration.cookieJar)
         let length = try RequestPreparation.bodyLength(prepared)
         let head = try RequestPreparation.encodeHead(prepared, length: length)
         var bytes = ByteBuffer(bytes: head.bytes.joined)

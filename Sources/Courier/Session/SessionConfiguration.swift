@@ -65,6 +65,10 @@ public struct SessionConfiguration: Sendable {
     /// (open(2)'s mode). Default 0666, so a new file is 0644 under the usual umask 022, as curl's
     /// `-o` files are. A file that existed keeps its own mode.
     public var downloadFileMode: UInt32 = 0o666
+    /// The cookie jar: it gives every request sent (each redirect hop included) its Cookie field
+    /// and takes the Set-Cookie fields of every response head. Sessions share cookies only when
+    /// given the same jar. Default none: no cookies are stored or sent (curl without `-b`/`-c`).
+    public var cookieJar: CookieJar? = nil
     /// Parser limits for responses (head size, field count, interim responses).
     public var parserLimits: HTTP1ParserLimits = .default
     /// The most bytes of response heads one task accepts over its whole redirect chain (and

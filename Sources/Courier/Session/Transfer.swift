@@ -143,9 +143,12 @@ struct Transfer: Sendable {
         while true {
             try checkCancelled(request)
             let origin = try RequestPreparation.origin(of: request.uri)
-            let length = try RequestPreparation.bodyLength(request)
-            let encoded = try RequestPreparation.encodeHead(request, length: length)
-            let step = try await exchange(request, origin: origin, length: length, encoded: encoded,
+            // Cookies are computed for each hop's URL (redirects, 401 retries): `request` stays
+            // without the jar's cookies, `sent` carries them.
+            let sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
+            let length = try RequestPreparation.bodyLength(sent)
+            let encoded = try RequestPreparation.encodeHead(sent, length: length)
+            let step = try await exchange(sent, callerRequest: request, origin: origin, length: length, encoded: encoded,
                                           sink: sink, redirectsSoFar: redirects, authenticationFailures: authenticationFailures)
             switch step {
             case .final(let outcome):
@@ -194,14 +197,18 @@ struct Transfer: Sendable {
     }
 
     /// One request and its response on a pooled connection.
-    private func exchange(_ request: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength, encoded: EncodedHead,
-                          sink: some ResponseSink, redirectsSoFar: Int, authenticationFailures: Int) async throws(SessionError) -> Step {
+    /// `request` is sent; `callerRequest` is the same request without the jar's cookies, from which
+    /// a redirect's next request is made.
+    private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
+                          encoded: EncodedHead, sink: some ResponseSink, redirectsSoFar: Int,
+                          authenticationFailures: Int) async throws(SessionError) -> Step {
         let url = request.uri.redactedDescription
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
-                try await self.exchange(on: connection, request: request, length: length, encoded: encoded, sink: sink,
-                                        begun: begun, redirectsSoFar: redirectsSoFar, authenticationFailures: authenticationFailures)
+                try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
+                                        sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
+                                        authenticationFailures: authenticationFailures)
             }
         } catch {
             let failure = Transfer.sessionError(error, url: url, core: core, limits: configuration.parserLimits)
@@ -228,8 +235,9 @@ struct Transfer: Sendable {
         return result
     }
 
-    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, length: BodyLength, encoded: EncodedHead,
-                          sink: some ResponseSink, begun: Flag, redirectsSoFar: Int, authenticationFailures: Int) async throws -> Step {
+    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
+                          encoded: EncodedHead, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
+                          authenticationFailures: Int) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
         core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
@@ -270,10 +278,12 @@ struct Transfer: Sendable {
                                + "\(configuration.maximumTotalHeadSize) (limit maximumTotalHeadSize)", url: request.uri.redactedDescription)
         }
         core.emit(.responseHead(info))
+        // Every response head's Set-Cookie fields, redirects and 401s included.
+        configuration.cookieJar?.receive(response.headers, for: request.uri)
 
         if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
            let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
-           let next = try await redirect(to: location, from: request, head: head, info: info, redirectsSoFar: redirectsSoFar,
+           let next = try await redirect(to: location, from: callerRequest, head: head, info: info, redirectsSoFar: redirectsSoFar,
                                          body: response.body, connection: connection) {
             try await drain(response.body, connection: connection)
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
