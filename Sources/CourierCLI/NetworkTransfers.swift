@@ -391,7 +391,9 @@ final class NetworkTransfers: Sendable {
         defer { control.track(nil) }
         let response: StreamedResponse
         do { response = try await task.response() } catch {
-            values.numConnects = (await task.completedMetrics()).connectCount
+            // A failure before any response still reports its times (-w %{time_total} of a
+            // transfer that timed out is the deadline, as curl's).
+            fill(&values, await task.completedMetrics())
             throw mapped(error)
         }
         values.httpCode = response.info.status

@@ -24,8 +24,14 @@
 //     exchange   nextEvent: 101 / CONNECT 2xx switched; .switchedProtocols (101 only if asked for)
 //     exchange   nextEvent: final head       exchange (response: body); .responseHead
 //     exchange   nextEvent: body bytes       exchange; .bodyPart
-//     exchange   nextEvent: end of body      idle if keep-alive and request done, else mustClose;
-//                                            .endOfMessage(keepAlive:)
+//     exchange   nextEvent: end of body      idle if keep-alive and request done; requestPending
+//                                            while the request body is still being sent; else
+//                                            mustClose; .endOfMessage(keepAlive: the response's
+//                                            verdict — reuse also needs the request done)
+//     requestPending  sendBody (last CL byte)  idle if keep-alive, else mustClose (both sides done:
+//                or sendEnd                  h11's rule; the server has the whole body)
+//     requestPending  receivedBytes           failed(unexpectedData)
+//     requestPending  connectionClosed        closed
 //     mustClose  sendBody / sendEnd          mustClose; framed as in exchange (an early response
 //                                            ended the exchange; the shell may stop sending)
 //     mustClose  receivedBytes (non-empty)   failed(unexpectedData)
@@ -35,8 +41,9 @@
 //
 // Keep-alive (RFC 9112 §9.3, §9.6): the connection persists after a response unless the request
 // or the response said `Connection: close`, either side is HTTP/1.0 without `Connection:
-// keep-alive`, the body was delimited by the close, the response ended before the request body was
-// sent (the rest of the request can no longer be framed), or anything went wrong. Errors poison
+// keep-alive`, the body was delimited by the close, the request body was not sent whole (a caller
+// that stops after an early response must close: the rest can no longer be framed), or anything
+// went wrong. Errors poison
 // the connection: it is never reused.
 //
 // No pipelining: one request at a time. Bytes arriving when no response is expected (leftovers
@@ -136,6 +143,9 @@ public struct HTTP1ClientStateMachine: Sendable {
 
     private enum Phase: Sendable {
         case idle, exchange, mustClose, switched, closed
+        /// The response ended while the request body was still being sent: the connection can be
+        /// reused (when `keepAlive`) once the request is complete — h11's rule, both sides done.
+        case requestPending(keepAlive: Bool)
         case failed(HTTPParserError)
     }
 
@@ -232,7 +242,7 @@ public struct HTTP1ClientStateMachine: Sendable {
             if count > 0 { list.append(.buffer(bytes)) }
             requestBodySent += count
             // Every declared byte is framed: the request is complete on the wire.
-            if requestBodySent == length { requestBodyPending = false }
+            if requestBodySent == length { requestCompleted() }
         case .chunked:
             chunkedEncoder.encodeChunk(bytes, into: &list)
             requestBodySent += count
@@ -250,7 +260,7 @@ public struct HTTP1ClientStateMachine: Sendable {
         guard requestBodyPending, case .contentLength(let length) = requestFraming else { throw HTTPEncodingError(.noRequestBody) }
         guard requestBodySent + count <= length else { throw HTTPEncodingError(.bodyLengthMismatch) }
         requestBodySent += count
-        if requestBodySent == length { requestBodyPending = false }
+        if requestBodySent == length { requestCompleted() }
     }
 
     /// Ends the request body: the last chunk and `trailers` for a chunked body; for a
@@ -272,7 +282,15 @@ public struct HTTP1ClientStateMachine: Sendable {
         case .noBody, .untilClose:
             break
         }
+        requestCompleted()
+    }
+
+    /// The request body is complete: after an early response the connection's fate is decided now.
+    private mutating func requestCompleted() {
         requestBodyPending = false
+        if case .requestPending(let keepAlive) = phase {
+            phase = keepAlive && !peerClosed ? .idle : .mustClose
+        }
     }
 
     /// Whether the request body is still being sent (declared and not yet ended).
@@ -308,7 +326,7 @@ public struct HTTP1ClientStateMachine: Sendable {
             buffer.writeBuffer(bytes)
         }
         switch phase {
-        case .idle, .mustClose: throw fail(HTTPParserError(.unexpectedData, offset: 0))
+        case .idle, .mustClose, .requestPending: throw fail(HTTPParserError(.unexpectedData, offset: 0))
         default: break
         }
     }
@@ -324,6 +342,27 @@ public struct HTTP1ClientStateMachine: Sendable {
         buffer = ByteBuffer()
     }
 
+    /// The bytes of the response body in progress still to come, when its framing says how many
+    /// (Content-Length) and nothing of them is buffered here; nil otherwise. The shell may then
+    /// take them from the connection itself (`receivedBodyElsewhere`).
+    public var bodyBytesRemainingOnTheWire: UInt64? {
+        guard case .exchange = phase, responsePhase == .body, buffer.readableBytes == 0 else { return nil }
+        return body.remainingLength
+    }
+
+    /// Accounts for `count` body bytes the shell took from the connection itself (spliced into a
+    /// file, never handed to `receivedBytes`); `nextEvent` then reports the end when they were the
+    /// last ones.
+    /// - Parameter count: the bytes taken.
+    /// - Precondition: `bodyBytesRemainingOnTheWire` is at least `count`.
+    public mutating func receivedBodyElsewhere(_ count: UInt64) {
+        precondition((bodyBytesRemainingOnTheWire ?? 0) >= count, "more body bytes taken than remain")
+        guard count > 0 else { return }
+        responseStarted = true
+        body.skip(count)
+        responseConsumed += Int(count)
+    }
+
     /// Lets go of the receive buffer once every byte of it was consumed, so an idle connection
     /// keeps no buffer (a pooled one goes back to its pool).
     public mutating func releaseBufferIfConsumed() {
@@ -337,7 +376,7 @@ public struct HTTP1ClientStateMachine: Sendable {
         peerClosed = true
         switch phase {
         // With leftovers pending, nextEvent reports them first (unexpectedData).
-        case .idle, .mustClose: if buffer.readableBytes == 0 { phase = .closed }
+        case .idle, .mustClose, .requestPending: if buffer.readableBytes == 0 { phase = .closed }
         default: break
         }
     }
@@ -357,7 +396,7 @@ public struct HTTP1ClientStateMachine: Sendable {
             return .connectionClosed
         case .switched:
             preconditionFailure("nextEvent() after a protocol switch")
-        case .idle, .mustClose:
+        case .idle, .mustClose, .requestPending:
             // Leftovers after the response that just ended: never the start of another response.
             if buffer.readableBytes > 0 { throw fail(HTTPParserError(.unexpectedData, offset: 0)) }
             return .needMoreData
@@ -434,10 +473,16 @@ public struct HTTP1ClientStateMachine: Sendable {
             return .bodyPart(bytes)
         case .end(let trailers)?:
             responsePhase = .done
-            // The response ended before the request body was sent: the rest of the request can no
-            // longer be framed on this connection (curl marks such a connection for closing too).
-            let keepAlive = responseKeepAlive && !requestBodyPending && !peerClosed
-            phase = keepAlive ? .idle : (peerClosed && buffer.readableBytes == 0 ? .closed : .mustClose)
+            let keepAlive = responseKeepAlive && !peerClosed
+            if requestBodyPending && !peerClosed {
+                // The response came before the request body was all sent (an early response): the
+                // connection is reusable only once the body is complete on the wire — then the
+                // server has it whole, read or discarded (nginx discards it); a caller that stops
+                // sending must close the connection (the rest can no longer be framed).
+                phase = .requestPending(keepAlive: keepAlive)
+            } else {
+                phase = keepAlive ? .idle : (peerClosed && buffer.readableBytes == 0 ? .closed : .mustClose)
+            }
             return .endOfMessage(trailers: trailers, keepAlive: keepAlive)
         }
     }

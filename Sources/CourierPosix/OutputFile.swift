@@ -458,6 +458,34 @@ public final class OutputFile: Sendable {
         return done
     }
 
+    /// Whether `splice(from:with:count:idleTimeout:progress:)` can be used: a regular file (new,
+    /// replaced, written in place or appended), not a device, FIFO or descriptor written directly.
+    public var acceptsSplice: Bool { strategy != .direct }
+
+    /// Moves bytes from `socket` to the end of the output with `splicer`, inside the kernel (no
+    /// copy through this process). Blocking: call it on a `BlockingIOThread`.
+    /// - Parameters:
+    ///   - socket: a connected socket no event loop watches meanwhile.
+    ///   - splicer: the pipe to move through.
+    ///   - count: the bytes to move, or nil for all until the peer closes.
+    ///   - idleTimeout: the longest wait for the socket's next bytes.
+    ///   - progress: called with the bytes moved so far.
+    /// - Returns: what was moved.
+    /// - Throws: `SpliceError`; the bytes it reports as moved are written (and counted).
+    public func splice(from socket: Socket, with splicer: SocketSplicer, count: UInt64?, idleTimeout: Duration,
+                       progress: (UInt64) -> Void) throws(SpliceError) -> SocketSplicer.Outcome {
+        precondition(acceptsSplice, "splice into a \(strategy) output")
+        let offset = state.withLock { $0.offset }
+        do {
+            let outcome = try splicer.splice(from: socket, to: file, at: offset, count: count, idleTimeout: idleTimeout, progress: progress)
+            state.withLock { $0.offset += Int64(outcome.bytesMoved) }
+            return outcome
+        } catch {
+            state.withLock { $0.offset += Int64(error.bytesMoved) }
+            throw error
+        }
+    }
+
     /// Writes a buffer's readable bytes (not consumed); see `write(_:)`.
     /// - Parameter buffer: the bytes.
     /// - Returns: how many were taken.

@@ -824,6 +824,39 @@ enum Sys {
     /// process's signal dispositions); writes to a closed pipe then fail with EPIPE.
     static func ignoreBrokenPipe() { courier_ignore_sigpipe() }
 
+    /// pipe2(O_CLOEXEC | O_NONBLOCK) with its capacity raised to `size` bytes where allowed.
+    static func nonBlockingPipe(size: Int) throws(Errno) -> (read: CInt, write: CInt) {
+        var fds: [CInt] = [-1, -1]
+        try retryingNonBlocking("pipe2") { fds.withUnsafeMutableBufferPointer { raw(courier_pipe_nonblocking($0.baseAddress!, CInt(size))) } }
+        return (fds[0], fds[1])
+    }
+
+    /// splice(2) from `input` into `output` (one of them a pipe): up to `count` bytes, at
+    /// `outputOffset` when the output is a file (advanced by the call). `nonBlocking` adds
+    /// SPLICE_F_NONBLOCK (the pipe side does not block; a non-blocking socket never does).
+    static func splice(from input: CInt, to output: CInt, outputOffset: inout Int64?, count: Int, nonBlocking: Bool) throws(Errno) -> IOResult<Int> {
+        let flags = courier_splice_move() | (nonBlocking ? courier_splice_nonblock() : 0)
+        return try retrying("splice") {
+            perform(.other(name: "splice", fd: input)) {
+                if var offset = outputOffset {
+                    let r = raw(courier_splice(input, nil, output, &offset, count, flags))
+                    outputOffset = offset
+                    return r
+                }
+                return raw(courier_splice(input, nil, output, nil, count, flags))
+            }
+        }
+    }
+
+    /// poll(2) for readability of `fd`, or of `wake`, for at most `milliseconds` (-1: no limit).
+    /// Returns (fd readable or failed, wake readable); both false when the time ran out.
+    static func waitReadable(_ fd: CInt, or wake: CInt, milliseconds: CInt) -> (ready: Bool, woken: Bool) {
+        var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        let n = (try? retryingNonBlocking("poll") { entries.withUnsafeMutableBufferPointer { raw(Glibc.poll($0.baseAddress!, 2, milliseconds)) } }) ?? 0
+        guard n > 0 else { return (false, false) }
+        return (entries[0].revents != 0, entries[1].revents != 0)
+    }
+
     /// pipe2(O_CLOEXEC), both ends blocking.
     static func pipe() throws(Errno) -> (read: CInt, write: CInt) {
         var fds: [CInt] = [-1, -1]

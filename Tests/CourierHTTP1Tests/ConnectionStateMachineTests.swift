@@ -57,15 +57,45 @@ private struct Driver {
         #expect(driver.connection.isReusable)
     }
 
-    @Test func earlyResponseBeforeTheRequestBodyEndsTheConnection() throws {
+    @Test func anEarlyResponseLeavesTheConnectionReusableOnlyOnceTheBodyIsComplete() throws {
+        // h11's rule: both sides done. The server answered before the body was all sent; once the
+        // client has sent it whole, the server has it (read or discarded) and the connection can
+        // carry the next request.
         var driver = Driver()
         try driver.connection.sendHead(RequestInfo(method: .put), framing: .chunked)
         let events = try driver.feed("HTTP/1.1 413 Content Too Large\nContent-Length: 0\n\n")
+        #expect(events == ["head 413 contentLength(0)", "end keepAlive=true"])
+        #expect(!driver.connection.isReusable, "the request body is still being sent")
+        #expect(driver.connection.isSendingBody)
+        try driver.connection.endBody()
+        #expect(driver.connection.isReusable)
+    }
+
+    @Test func anEarlyResponseSayingCloseEndsTheConnection() throws {
+        var driver = Driver()
+        try driver.connection.sendHead(RequestInfo(method: .put), framing: .chunked)
+        let events = try driver.feed("HTTP/1.1 413 Content Too Large\nConnection: close\nContent-Length: 0\n\n")
         #expect(events == ["head 413 contentLength(0)", "end keepAlive=false"])
         try driver.connection.endBody()
         #expect(!driver.connection.isReusable)
         try driver.connection.connectionClosed()
         #expect(try driver.drain() == ["closed"])
+    }
+
+    @Test func aCloseBeforeTheBodyIsCompleteAfterAnEarlyResponseEndsTheConnection() throws {
+        var driver = Driver()
+        try driver.connection.sendHead(RequestInfo(method: .post), framing: .chunked)
+        _ = try driver.feed("HTTP/1.1 401 Unauthorized\nContent-Length: 0\n\n")
+        try driver.connection.connectionClosed()
+        #expect(try driver.drain() == ["closed"])
+        #expect(!driver.connection.isReusable)
+    }
+
+    @Test func bytesAfterAnEarlyResponseAreUnexpected() throws {
+        var driver = Driver()
+        try driver.connection.sendHead(RequestInfo(method: .post), framing: .chunked)
+        _ = try driver.feed("HTTP/1.1 401 Unauthorized\nContent-Length: 0\n\n")
+        #expect(throws: HTTPParserError(.unexpectedData, offset: 0)) { try driver.connection.receivedBytes(ByteBuffer(string: "HTTP/1.1 200")) }
     }
 
     @Test func bytesWhileIdleAreUnexpectedAndTheErrorIsSticky() throws {

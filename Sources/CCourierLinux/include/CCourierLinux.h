@@ -74,6 +74,17 @@ void courier_ignore_sigpipe(void);
 /// pipe2(fds, O_CLOEXEC).
 int courier_pipe_cloexec(int fds[2]);
 
+/// pipe2(fds, O_CLOEXEC | O_NONBLOCK), then F_SETPIPE_SZ to `size` bytes on it (best effort: a
+/// smaller pipe still works).
+int courier_pipe_nonblocking(int fds[2], int size);
+
+/// splice(2) (declared under _GNU_SOURCE): `flags` is a combination of the two below.
+ssize_t courier_splice(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len, unsigned int flags);
+/// SPLICE_F_MOVE.
+unsigned int courier_splice_move(void);
+/// SPLICE_F_NONBLOCK.
+unsigned int courier_splice_nonblock(void);
+
 /// Installs the handler of SIGINT, SIGTERM, SIGHUP and SIGQUIT: the first of them writes its
 /// number as one byte to `notify_fd` (write(2) is async-signal-safe) for a watcher thread to clean
 /// up and end the process; a second one calls _exit(128 + its number).

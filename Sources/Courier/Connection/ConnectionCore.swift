@@ -68,6 +68,18 @@ struct ResponseStart: Sendable {
     var body: BodyBatch
 }
 
+/// The rest of a response body lent out to be spliced into a file: the socket leaves the loop
+/// until the loan is returned.
+struct BodyLoan: @unchecked Sendable {
+    // @unchecked: the socket is used by exactly one thread at a time — the loop before the loan
+    // and after its return, the splicing thread in between (the loop deregisters it first).
+    let socket: Socket
+    /// Body bytes decoded before the loan, to be written first.
+    let decoded: BodyBatch
+    /// The body bytes still on the wire.
+    let remaining: UInt64
+}
+
 /// What a loop-side operation did: finished now, or needs a waiter.
 enum Readiness<Value: Sendable> {
     case ready(Value)
@@ -119,6 +131,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// The connection failed while no exchange was in progress (closed or poisoned in the pool):
     /// a request on it was never sent, which the pool's retry rule must know.
     private var failedWhileIdle = false
+    /// The socket is lent out for splicing: the loop neither watches nor closes it meanwhile.
+    private var socketLent = false
 
     // The exchange in progress (response side).
     /// The final head, decoded and not yet taken by `receiveHead`.
@@ -219,7 +233,11 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Sends a request head: `.ready` when it is in the kernel, `.wait` when part of it is queued.
     func sendHead(_ head: EncodedHead, info: HTTP1ClientStateMachine.RequestInfo) -> Readiness<Void> {
-        if failedWhileIdle {
+        if failedWhileIdle && exchangeNumber > 0 {
+            // A reused connection the server closed (or poisoned) while it idled: the request was
+            // never sent, which the pool's retry rule must know. A fresh connection that failed
+            // before its first request (a TLS 1.3 server refusing a missing client certificate
+            // after the handshake) reports what happened.
             return .failed(ConnectionError(.notReusable, "the server closed the connection"))
         }
         if let failure { return .failed(failure) }
@@ -437,6 +455,59 @@ final class ConnectionCore: @unchecked Sendable {
         // Below the high-water mark again: reading resumes.
         updateInterest()
         return batch
+    }
+
+    // MARK: Splicing a body into a file
+
+    /// Lends the rest of the response body of `exchange` for splicing, when it can be: a plain
+    /// connection, a Content-Length body with bytes still on the wire and none of them buffered,
+    /// nobody waiting. The body decoded so far comes with the loan; the socket is deregistered
+    /// from the loop until `returnLoan`.
+    func lendBody(exchange: Int) -> BodyLoan? {
+        guard exchange == exchangeNumber, headTaken, !endDelivered, !bodyEnded, tls == nil, failure == nil, !peerEOF,
+              !socketLent, let socket, bodyWaiter == nil, let remaining = machine.bodyBytesRemainingOnTheWire, remaining > 0 else {
+            return nil
+        }
+        let decoded = takePending()
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        interest = []
+        socketLent = true
+        return BodyLoan(socket: socket, decoded: decoded, remaining: remaining)
+    }
+
+    /// Takes the socket back after a splice that moved `moved` body bytes: the machine accounts
+    /// for them (the end of the body follows when they were the last), or the connection fails
+    /// with `error` (a splice that stopped early leaves the framing unknowable).
+    func returnLoan(moved: UInt64, endOfStream: Bool, error: ConnectionError?) {
+        precondition(socketLent, "returnLoan without a loan")
+        socketLent = false
+        if failure != nil {
+            // Failed while lent (a deadline): the close was left for now.
+            closeTransport(graceful: false)
+            deliver()
+            return
+        }
+        if let error {
+            fail(error)
+            return
+        }
+        machine.receivedBodyElsewhere(moved)
+        do {
+            if let socket {
+                registration = try loop.register(socket, interest: []) { [unowned self] events in handle(events) }
+            }
+        } catch {
+            fail(.from(io: error, writing: false))
+            return
+        }
+        if endOfStream {
+            peerEOF = true
+            try? machine.connectionClosed()
+        }
+        decode()
+        deliver()
+        updateInterest()
     }
 
     // MARK: Receiving
@@ -868,7 +939,8 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     private func closeTransport(graceful: Bool) {
-        guard let socket else { return }
+        // A lent socket is being spliced on another thread: it closes when it comes back.
+        guard let socket, !socketLent else { return }
         if graceful, let tls, tls.isHandshakeComplete, !peerEOF {
             // RFC 8446 §6.1: send close_notify; waiting for the reply is not required.
             if (try? tls.shutdown()) != nil, tls.hasPendingCiphertext {

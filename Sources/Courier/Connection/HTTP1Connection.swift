@@ -346,6 +346,24 @@ public final class HTTP1Connection: Sendable {
     /// The event loop this connection lives on.
     var eventLoop: EventLoop { core.loop }
 
+    /// Lends the rest of the response body of `exchange` for splicing into a file (plain
+    /// connections, Content-Length bodies); nil when it cannot be. Return it with `returnLoan`.
+    func lendBody(exchange: Int) async -> BodyLoan? {
+        let core = self.core
+        if core.isOnLoop { return core.lendBody(exchange: exchange) }
+        return try? await core.loop.submit { core.lendBody(exchange: exchange) }
+    }
+
+    /// Gives a lent body back (see `ConnectionCore.returnLoan`).
+    func returnLoan(moved: UInt64, endOfStream: Bool, error: ConnectionError?) async {
+        let core = self.core
+        if core.isOnLoop {
+            core.returnLoan(moved: moved, endOfStream: endOfStream, error: error)
+            return
+        }
+        _ = try? await core.loop.submit { core.returnLoan(moved: moved, endOfStream: endOfStream, error: error) }
+    }
+
     /// Decoded response-body bytes read ahead and not yet taken by the consumer (tests only).
     package var bufferedBodyBytes: Int {
         get async {

@@ -186,6 +186,11 @@ final class FileSink: ResponseSink {
     }
 
     var head: HTTPResponseHead? { state.withLock { $0.head } }
+
+    /// A regular-file output takes spliced bytes (the transfer moves them in the kernel).
+    var spliceOutput: OutputFile? {
+        state.withLock { s in s.output.flatMap { $0.acceptsSplice ? $0 : nil } }
+    }
     var resumeData: ResumeData? { state.withLock { $0.resumeData } }
     var finalPath: String? { state.withLock { $0.finalPath } }
 

@@ -36,6 +36,10 @@ public struct SessionConfiguration: Sendable {
     public var connectionAttemptDelay: Duration = .milliseconds(250)
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
+    /// Whether a download to a regular file over a plain connection moves the body from the
+    /// socket to the file in the kernel (splice(2)), without copying it through the process.
+    /// Default true; content-coded, chunked and TLS bodies are always written through the process.
+    public var splicesDownloads: Bool = true
     /// The most redirects followed per task (design §5: 10).
     public var redirectLimit: Int = 10
     /// Whether a redirect from https to http may be followed. Default false.

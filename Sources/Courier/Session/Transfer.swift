@@ -30,6 +30,13 @@ protocol ResponseSink: Sendable {
     func finish() async throws(SessionError)
     /// The transfer failed after `begin` (or before it, with `begun` false).
     func abort(_ error: SessionError, begun: Bool) async
+    /// Where the body may be spliced in the kernel instead of written (a regular file), once
+    /// `begin` has opened it; nil (the default) writes every byte through `write`.
+    var spliceOutput: OutputFile? { get }
+}
+
+extension ResponseSink {
+    var spliceOutput: OutputFile? { nil }
 }
 
 /// The outcome of a transfer: the final head (the sink has consumed the body).
@@ -78,6 +85,10 @@ struct Transfer: Sendable {
     let metrics: MetricsRecorder
     /// Resumed downloads ask for a range; then no compression is requested.
     let isRangeRequest: Bool
+    /// The timeout error once the total deadline passed: the transfer is then cancelled, and
+    /// whatever it reports on the way out names the deadline ("timed out", curl 28, -1001),
+    /// never "cancelled" (reserved for the caller's cancel).
+    let deadline = Deadline()
 
     var configuration: SessionConfiguration { storage.configuration }
 
@@ -107,7 +118,10 @@ struct Transfer: Sendable {
                 if Task.isCancelled { return nil }
                 var error = ConnectionError(.totalTimeout, "the operation took longer than \(total)")
                 error.message = "operation timed out after \(total)"
-                return .failure(SessionError.connection(error, url: request.uri.redactedDescription))
+                let failure = SessionError.connection(error, url: request.uri.redactedDescription)
+                // Recorded before the transfer is cancelled, so its way out reports this.
+                self.deadline.pass(failure)
+                return .failure(failure)
             }
             var result: Result<TransferOutcome, SessionError>?
             while let next = await group.next() {
@@ -183,8 +197,11 @@ struct Transfer: Sendable {
     }
 
     private func checkCancelled(_ request: HTTPRequest) throws(SessionError) {
-        if Task.isCancelled || core.isCancelled {
+        if core.isCancelled {
             throw SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
+        }
+        if Task.isCancelled {
+            throw deadline.error ?? SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
         }
     }
 
@@ -203,7 +220,8 @@ struct Transfer: Sendable {
                                         authenticationFailures: authenticationFailures)
             }
         } catch {
-            let failure = Transfer.sessionError(error, url: url, core: core)
+            var failure = Transfer.sessionError(error, url: url, core: core)
+            if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline.error { failure = timedOut }
             await sink.abort(failure, begun: begun.isSet)
             throw failure
         }
@@ -482,6 +500,16 @@ struct Transfer: Sendable {
             core.reportDownload(TransferProgress(completed: received, total: total))
         }
 
+        // A body going to a regular file, as it is on the wire, over a plain connection, moves
+        // from the socket to the file in the kernel (splice): no byte crosses this process.
+        if configuration.splicesDownloads, decoder.isIdentity, !connection.usesTLS, let output = sink.spliceOutput {
+            let before = received
+            let moved = try await spliceBody(response, into: output, receivedBefore: before, total: total, deliver: deliver,
+                                             connection: connection, url: url)
+            received += moved
+            metrics.update { [received] in $0.bytesReceived = received }
+        }
+
         var iterator = response.body.makeAsyncIterator()
         while true {
             try await core.waitWhileSuspended()
@@ -491,11 +519,120 @@ struct Transfer: Sendable {
         for piece in try decoder.finish(url: url) { try await deliver(piece) }
         try await sink.finish()
     }
+
+    /// Splices the rest of a Content-Length body from the socket into `output`, in segments
+    /// between which a suspended task waits (no byte is read while it is paused); the bytes
+    /// decoded before are written first. Returns having moved everything, or having moved nothing
+    /// more when the connection cannot lend its body (the caller reads the rest as usual).
+    /// - Returns: the bytes spliced (the decoded ones before them went through `deliver`).
+    private func spliceBody(_ response: HTTP1Response, into output: OutputFile, receivedBefore: UInt64, total: UInt64?,
+                            deliver: (ByteBuffer) async throws -> Void, connection: HTTP1Connection, url: String) async throws -> UInt64 {
+        guard let loan = await connection.lendBody(exchange: response.body.exchange) else { return 0 }
+        let decoded = UInt64(loan.decoded.first?.readableBytes ?? 0) + loan.decoded.rest.reduce(0) { $0 + UInt64($1.readableBytes) }
+        if let limit = configuration.maximumDownloadSize, receivedBefore + decoded + loan.remaining > limit {
+            await connection.returnLoan(moved: 0, endOfStream: false, error: ConnectionError(.cancelled, "the body is too large"))
+            throw SessionError(.fileTooLarge, "the body exceeds the maximum file size (\(limit) bytes)", url: url)
+        }
+        var moved: UInt64 = 0
+        var loanError: ConnectionError?
+        var endOfStream = false
+        do {
+            if let first = loan.decoded.first { try await deliver(first) }
+            for slice in loan.decoded.rest { try await deliver(slice) }
+            let splicer = try SessionSplicers.take()
+            // Kept for the next download only when it ended clean (an empty pipe, no signal).
+            var clean = false
+            defer { if clean { SessionSplicers.give(splicer) } }
+            let base = receivedBefore + decoded
+            let idle = configuration.idleTimeout
+            let core = self.core
+            while moved < loan.remaining && !endOfStream {
+                try await core.waitWhileSuspended()
+                let segment = min(loan.remaining - moved, SessionSplicers.segment)
+                let done = moved
+                let outcome = try await withTaskCancellationHandler {
+                    try await BlockingIOThread.shared.run { () throws(SpliceError) -> SocketSplicer.Outcome in
+                        try output.splice(from: loan.socket, with: splicer, count: segment, idleTimeout: idle) { count in
+                            core.reportDownload(TransferProgress(completed: base + done + count, total: total))
+                        }
+                    }
+                } onCancel: {
+                    splicer.interrupt()
+                }
+                moved += outcome.bytesMoved
+                endOfStream = outcome.endOfStream
+            }
+            clean = !Task.isCancelled
+            SessionSplicers.count(moved)
+            if endOfStream && moved < loan.remaining {
+                var error = ConnectionError(.bodyTruncated, "the connection closed before the end of the response body")
+                error.parserError = HTTPParserError(.bodyShorterThanAnnounced, offset: Int(moved))
+                loanError = error
+            }
+        } catch let error as SpliceError {
+            moved += error.bytesMoved
+            switch error.code {
+            case .interrupted: loanError = ConnectionError(.cancelled, "the task was cancelled")
+            case .timedOut: loanError = ConnectionError(.idleTimeout, "no data moved for \(configuration.idleTimeout)")
+            case .unsupported: loanError = nil  // the rest is read as usual
+            case .failed:
+                if error.whileWriting {
+                    await connection.returnLoan(moved: 0, endOfStream: false, error: ConnectionError(.cancelled, "writing the download failed"))
+                    var failure = SessionError(.fileWriteFailed, "writing the download failed: \(error)", url: url)
+                    failure.errnoValue = error.errno?.rawValue
+                    throw failure
+                }
+                var failure = ConnectionError(.remoteClosed, "receiving failed")
+                failure.errno = error.errno
+                loanError = failure
+            }
+        } catch {
+            await connection.returnLoan(moved: 0, endOfStream: false, error: ConnectionError(.cancelled, "the task was cancelled"))
+            throw error
+        }
+        await connection.returnLoan(moved: moved, endOfStream: endOfStream, error: loanError)
+        if let loanError { throw loanError }
+        return moved
+    }
+}
+
+/// The splicers of this process's transfers: each holds a pipe, kept for the next transfer
+/// instead of being made and closed per download.
+package enum SessionSplicers {
+    /// Bytes spliced between two looks at the task's suspension.
+    static let segment: UInt64 = 8 << 20
+    private static let idle = Mutex<[SocketSplicer]>([])
+    private static let spliced = Atomic<UInt64>(0)
+
+    /// Body bytes this process moved by splicing so far (for tests).
+    package static var bytesSpliced: UInt64 { spliced.load(ordering: .relaxed) }
+
+    static func count(_ bytes: UInt64) { spliced.add(bytes, ordering: .relaxed) }
+
+    static func take() throws -> SocketSplicer {
+        if let splicer = idle.withLock({ $0.popLast() }) { return splicer }
+        return try SocketSplicer()
+    }
+
+    static func give(_ splicer: SocketSplicer) {
+        idle.withLock { if $0.count < 4 { $0.append(splicer) } }
+    }
 }
 
 /// Errors that carry a transport error for the session to report.
 protocol PoolErrorConvertible {
     var connectionError: ConnectionError { get }
+}
+
+/// The transfer's total deadline: set once, by the timer, with the error it reports.
+final class Deadline: Sendable {
+    private let passed = Mutex<SessionError?>(nil)
+
+    /// Records that the deadline passed.
+    func pass(_ error: SessionError) { passed.withLock { if $0 == nil { $0 = error } } }
+
+    /// The timeout error once the deadline passed; nil before.
+    var error: SessionError? { passed.withLock { $0 } }
 }
 
 /// A one-way flag shared with a Sendable closure.
