@@ -206,6 +206,9 @@ extension Bench {
                                                       privateKeyPEM: LoopbackIdentity.serverKeyPEM)))
         var trust = TLSConfiguration()
         trust.trustRoots = .certificates(try Certificate.certificates(fromPEM: Array(LoopbackIdentity.caCertificatePEM.utf8)))
+        // The same trust without a session cache: every handshake in full, for comparison.
+        var trustWithoutResumption = trust
+        trustWithoutResumption.sessionCacheCapacity = 0
 
         let requests = quick ? 2_000 : 20_000
         let tlsRequests = quick ? 1_000 : 5_000
@@ -215,7 +218,9 @@ extension Bench {
         defer { try? File.remove(uploadPath) }
 
         func plainTarget(_ path: String) -> BenchTarget { BenchTarget(host: "localhost", port: plain.port, tls: nil, target: path) }
-        func tlsTarget(_ path: String) -> BenchTarget { BenchTarget(host: "localhost", port: tlsServer.port, tls: trust, target: path) }
+        func tlsTarget(_ path: String, resumption: Bool = true) -> BenchTarget {
+            BenchTarget(host: "localhost", port: tlsServer.port, tls: resumption ? trust : trustWithoutResumption, target: path)
+        }
         let mib = large >> 20
         let workloads: [(String, String, Bool, () async throws -> BenchResult)] = [
             ("GET 1 KiB, 1 connection", "plain", false, { try await BenchClient.get(plainTarget("/bytes/1024"), requests: requests, connections: 1) }),
@@ -227,6 +232,8 @@ extension Bench {
             ("GET 1 KiB, 1 connection", "TLS", false, { try await BenchClient.get(tlsTarget("/bytes/1024"), requests: tlsRequests, connections: 1) }),
             ("GET 1 KiB, new connection each", "TLS", false, {
                 try await BenchClient.get(tlsTarget("/bytes/1024"), requests: handshakes, connections: 1, keepAlive: false) }),
+            ("… the same, no session resumption", "TLS", false, {
+                try await BenchClient.get(tlsTarget("/bytes/1024", resumption: false), requests: handshakes, connections: 1, keepAlive: false) }),
         ]
         print("courier \(Courier.CourierVersion.version) bench — embedded loopback server on 127.0.0.1 (plain :\(plain.port), TLS :\(tlsServer.port))")
         print(pad("workload", 38, right: true) + pad("transport", 10, right: true) + pad("requests", 9) + pad("seconds", 9)
@@ -258,6 +265,8 @@ extension Bench {
               + pad(fixed(Double(soak.requests) / soak.seconds, 0) + " req/s", 14)
               + pad("RSS +" + fixed(Double(soak.growth) / 1048576, 2) + " MiB", 16)
               + pad(fixed(Double(soak.baseline) / 1048576, 1) + " MiB", 10))
+        let handshakeCounts = try TLSClientContext.shared(for: trust).handshakeStatistics
+        print("TLS handshakes with resumption on: \(handshakeCounts.completed), of which \(handshakeCounts.resumed) resumed a session.")
         print("CPU is this process's user + system time (the embedded server's included); peak RSS is reset before each workload.")
         print("mallocs: allocation calls; switches: voluntary+involuntary context switches of every thread — per request, or")
         print("per MB for bulk transfers, the embedded server's included (`courier bench get|download URL` against an outside")

@@ -20,10 +20,13 @@
 //
 // Receive buffers come from the loop's `ReceiveBufferPool`: a read fills a pooled buffer in place
 // (the unconsumed tail of the previous read — a chunk-size line cut in two — is moved to its front
-// first), and the buffer is free again once the consumer released every slice of it. The read size
-// adapts: it doubles (up to `readSize`) when a read fills the buffer and halves after reads that
-// use less than a quarter of it, so heads and small responses use small buffers and bulk bodies
-// large ones.
+// first), and the buffer is free again once the consumer released every slice of it. Over TLS the
+// ciphertext is read into a pooled buffer too and the engine decrypts straight out of it (lent for
+// the call, no copy) into the pooled plaintext buffer the body is handed out from; the engine
+// leaves nothing behind but, rarely, records that followed the handshake or a close_notify, kept
+// in `cipherLeftover` for the next read. The read size adapts: it doubles (up to `readSize`) when
+// a read fills the buffer and halves after reads that use less than a quarter of it, so heads and
+// small responses use small buffers and bulk bodies large ones.
 //
 // Idle connections stay registered for reading: a close, a reset or unsolicited bytes while the
 // connection sits in a pool fail it at once and call `onIdleClose`, so the pool drops it before
@@ -101,7 +104,9 @@ final class ConnectionCore: @unchecked Sendable {
     private var interest: EventLoop.Interest = []
     private(set) var tls: TLSConnection?
     private var machine: HTTP1ClientStateMachine
-    private var cipherBuffer = ByteBuffer()
+    /// Ciphertext read but not consumed by the engine (records after the handshake's last message
+    /// or after close_notify); empty almost always, so an idle connection holds no buffer.
+    private var cipherLeftover = ByteBuffer()
     private var output = GatherList()
     private var failure: ConnectionError?
     private var peerEOF = false
@@ -187,14 +192,16 @@ final class ConnectionCore: @unchecked Sendable {
         if let deadline { armDeadline(after: deadline - Instant.now()) }
         touch()
         armIdle()
-        driveHandshake()
+        var nothing = ByteBuffer()
+        driveHandshake(&nothing)
     }
 
-    private func driveHandshake() {
+    /// Advances the handshake with `received` (read in place by the engine).
+    private func driveHandshake(_ received: inout ByteBuffer) {
         guard let tls, handshakeWaiter != nil else { return }
         do {
             while true {
-                switch try tls.handshake() {
+                switch try tls.handshake(from: &received) {
                 case .needsWrite:
                     output.append(.buffer(tls.pendingCiphertext()))
                 case .needsMoreData:
@@ -579,18 +586,29 @@ final class ConnectionCore: @unchecked Sendable {
         var filledTheRead = false
         do throws(any Error) {
             if let tls {
-                switch try socket.read(into: &cipherBuffer, maxBytes: readSize) {
-                case .wouldBlock: return false
+                let size = readSize
+                var requested = size
+                let leftover = cipherLeftover
+                cipherLeftover = ByteBuffer()
+                let (filled, result) = try loop.receiveBuffers.fill(size: size + leftover.readableBytes) { (buffer: inout ByteBuffer) throws(Errno) -> IOResult<Int> in
+                    if leftover.readableBytes > 0 { buffer.writeBuffer(leftover) }
+                    requested = max(1, min(size, buffer.writableBytes))
+                    return try socket.read(into: &buffer, maxBytes: requested)
+                }
+                // Lent to the engine, which only moves its reader index: the pooled storage is
+                // never written, and is free again when this copy goes at the end of the read.
+                var cipher = filled
+                switch result {
+                case .wouldBlock: if cipher.readableBytes == 0 { return false }
                 case .processed(0): tls.receivedEOF(); eof = true
                 case .processed(let n):
-                    tls.receivedCiphertext(cipherBuffer)
-                    cipherBuffer.clear()
-                    filledTheRead = n >= readSize
+                    filledTheRead = n >= requested
                     adapt(readSize: n)
                 }
                 touch()
                 if handshakeWaiter != nil {
-                    driveHandshake()
+                    driveHandshake(&cipher)
+                    if cipher.readableBytes > 0 { cipherLeftover = cipher }
                     return failure == nil
                 }
                 var closedByPeer = false
@@ -599,7 +617,7 @@ final class ConnectionCore: @unchecked Sendable {
                     machine.moveUnconsumedBytes(into: &buffer)
                     do throws(TLSError) {
                         readLoop: while true {
-                            switch try tls.readPlaintext(into: &buffer) {
+                            switch try tls.readPlaintext(from: &cipher, into: &buffer) {
                             case .bytes: continue
                             case .needsMoreData: break readLoop
                             case .closed: closedByPeer = true; break readLoop
@@ -608,6 +626,9 @@ final class ConnectionCore: @unchecked Sendable {
                     } catch {
                         tlsError = error
                     }
+                    // `cipher` is used up: after needsMoreData the engine took everything (a cut
+                    // record into its own buffer); what may follow a close_notify or an error is
+                    // never read.
                 }
                 if let tlsError {
                     // RFC 8446 §6.1 / design §9: a close without close_notify truncates a body

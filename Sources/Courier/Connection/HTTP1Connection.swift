@@ -106,7 +106,9 @@ public final class HTTP1Connection: Sendable {
             }
             do {
                 let context = try TLSClientContext.shared(for: tls)
-                engine = try TLSConnection(context: context, host: host, port: Int(port))
+                // The policy joins the resumption key: a session is only offered where the same
+                // pins will judge it.
+                engine = try TLSConnection(context: context, host: host, port: Int(port), securityPolicy: options.securityPolicy)
             } catch {
                 try? socket.close()
                 throw ConnectionError.from(tls: error)

@@ -147,7 +147,9 @@ enum RedirectRules {
                             allowsInsecure: Bool) throws(SessionError) -> HTTPRequest {
         let target: URI
         do {
-            target = try request.uri.resolving(location).removingFragment
+            // Spaces, raw UTF-8 and other bytes RFC 3986 does not allow are percent-encoded first,
+            // as browsers and curl do; the host is still decoded and validated strictly.
+            target = try request.uri.resolving(URI.escapingInvalidBytes(location)).removingFragment
         } catch {
             throw SessionError(.invalidURL, "the redirect location \(location) is not a valid URL", url: request.uri.redactedDescription)
         }

@@ -70,6 +70,14 @@ final class MetricsRecorder: Sendable {
 
     var elapsed: Duration { Instant.now() - started }
 
+    /// Adds a response head's size to the task's total and returns the new total.
+    func addResponseHead(_ bytes: Int) -> Int {
+        state.withLock { s in
+            s.metrics.responseHeadBytes += bytes
+            return s.metrics.responseHeadBytes
+        }
+    }
+
     func finish() -> TaskMetrics {
         let total = elapsed
         return state.withLock { s in
@@ -220,22 +228,29 @@ struct Transfer: Sendable {
                                         authenticationFailures: authenticationFailures)
             }
         } catch {
-            var failure = Transfer.sessionError(error, url: url, core: core)
+            var failure = Transfer.sessionError(error, url: url, core: core, limits: configuration.parserLimits)
             if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline.error { failure = timedOut }
             await sink.abort(failure, begun: begun.isSet)
             throw failure
         }
     }
 
-    static func sessionError(_ error: any Error, url: String, core: TaskCore) -> SessionError {
+    static func sessionError(_ error: any Error, url: String, core: TaskCore, limits: HTTP1ParserLimits) -> SessionError {
         if core.isCancelled { return SessionError(.cancelled, "the task was cancelled", url: url) }
+        var result: SessionError
         switch error {
         case let error as SessionError: return error
-        case let error as ConnectionError: return .connection(error, url: url)
+        case let error as ConnectionError: result = .connection(error, url: url)
         case is CancellationError: return SessionError(.cancelled, "the task was cancelled", url: url)
-        case let error as PoolErrorConvertible: return .connection(error.connectionError, url: url)
+        case let error as PoolErrorConvertible: result = .connection(error.connectionError, url: url)
         default: return .connection(ConnectionError(.connectFailed, "\(error)"), url: url)
         }
+        // The peer broke HTTP or a limit: say which rule or limit, with its configured value.
+        if let connection = result.connectionError, let parserError = connection.parserError,
+           connection.code == .protocolError || parserError.code == .incompleteHead {
+            result.message = parserError.explanation(limits: limits)
+        }
+        return result
     }
 
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
@@ -272,12 +287,20 @@ struct Transfer: Sendable {
         metrics.updateTransaction { $0.firstByte = firstByte }
         let info = ResponseHeadInfo(version: response.version, status: response.status, reason: response.reasonPhrase, headers: response.headers)
         let head = HTTPResponseHead(status: response.status, headers: response.headers)
+        // Each head is bounded by the parser; the sum over the redirect chain is bounded here.
+        let headBytes = metrics.addResponseHead(info.encodedSize)
+        if headBytes > configuration.maximumTotalHeadSize {
+            await connection.close()
+            throw SessionError(.responseHeadsTooLarge,
+                               "Too large response heads: \(headBytes) bytes over \(redirectsSoFar + 1) responses, more than "
+                               + "\(configuration.maximumTotalHeadSize) (limit maximumTotalHeadSize)", url: request.uri.redactedDescription)
+        }
         core.emit(.responseHead(info))
         // Every response head's Set-Cookie fields, redirects and 401s included.
         configuration.cookieJar?.receive(response.headers, for: request.uri)
 
         if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
-           let location = response.headers.first(name: "Location"),
+           let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
            let next = try await redirect(to: location, from: callerRequest, head: head, info: info, redirectsSoFar: redirectsSoFar,
                                          body: response.body, connection: connection) {
             try await drain(response.body, connection: connection)
@@ -303,6 +326,22 @@ struct Transfer: Sendable {
         try await receiveBody(response, head: head, info: info, request: request, sink: sink, begun: begun, connection: connection)
         metrics.updateTransaction { $0.completed = self.metrics.elapsed }
         return .final(TransferOutcome(head: head, info: info, request: request))
+    }
+
+    /// The Location to follow (RFC 9110 §10.2.2): nil when there is none or it is empty — the
+    /// 3xx is then the final response, as curl and browsers deliver it. Two different Location
+    /// values leave no way to tell where the resource is: neither is requested, the body is
+    /// drained and the task fails (`.conflictingLocations`, curl exit 8).
+    private func redirectLocation(_ response: HTTP1Response, connection: HTTP1Connection, url: String) async throws -> String? {
+        var location: String?
+        for value in response.headers["Location"] where !value.isEmpty {
+            if let earlier = location, earlier != value {
+                try await drain(response.body, connection: connection)
+                throw SessionError(.conflictingLocations, "Weird server reply: two different Location fields (\(earlier), \(value))", url: url)
+            }
+            location = value
+        }
+        return location
     }
 
     /// Decides a redirect while its response is still unread: the next request (`.some(nil)` when
@@ -379,7 +418,15 @@ struct Transfer: Sendable {
             while true {
                 let segment: MultipartSegment?
                 do { segment = try stream.nextSegment(maxBytes: 1 << 20) } catch {
-                    throw SessionError(.fileReadFailed, "reading a multipart part failed: \(error)", url: request.uri.redactedDescription)
+                    // The connection is closed by the failed exchange: the part stays short, so
+                    // the server never takes the body for complete. The message names the file
+                    // (the check before a part is sent sees a shrunken file as often as the send).
+                    var what = "a multipart part"
+                    if let index = error.partIndex, form.parts.indices.contains(index),
+                       case .file(let file) = form.parts[index].body {
+                        what = file.path
+                    }
+                    throw SessionError(.fileReadFailed, "reading \(what) failed: \(error)", url: request.uri.redactedDescription)
                 }
                 guard let segment else { break }
                 switch segment {
@@ -455,7 +502,16 @@ struct Transfer: Sendable {
     private func writeRange(of file: File, path: String, offset: Int64, count: Int, on connection: HTTP1Connection,
                             url: String) async throws {
         if !connection.usesTLS {
-            try await connection.writeFile(file, offset: offset, count: count)
+            do throws(ConnectionError) {
+                try await connection.writeFile(file, offset: offset, count: count)
+            } catch {
+                // The file ended before the range (it shrank while being sent): the connection
+                // has failed and is closed, so the server never sees a complete-looking body.
+                if error.code == .invalidRequest {
+                    throw SessionError(.fileReadFailed, "\(path) became shorter while it was sent (\(error.message))", url: url)
+                }
+                throw error
+            }
             return
         }
         var done = 0
@@ -640,4 +696,15 @@ final class Flag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }
+}
+
+
+extension ResponseHeadInfo {
+    /// The head's size as it would be written: `HTTP/1.x SSS reason` CRLF, each `name: value`
+    /// CRLF, the final CRLF (the parsed head keeps no count of the bytes as they arrived).
+    var encodedSize: Int {
+        var size = 13 + reason.utf8.count + 2 + 2
+        for (name, value) in headers { size += name.utf8.count + 2 + value.utf8.count + 2 }
+        return size
+    }
 }
