@@ -650,6 +650,9 @@ final class NetworkTransfers: Sendable {
             case 7: return "Failed to connect: \(connection.message)"
             case 28: return "Operation timed out: \(connection.message)"
             case 52: return "Empty reply from server"
+            // curl's words, with the system's reason when there is one.
+            case 55: return "Failed sending data to the peer" + (connection.errno.map { ": \($0.message)" } ?? "")
+            case 56 where connection.errno != nil: return "Recv failure: \(connection.errno!.message)"
             default: return error.message
             }
         }

@@ -296,6 +296,10 @@ public struct HTTP1ClientStateMachine: Sendable {
     /// Whether the request body is still being sent (declared and not yet ended).
     public var isSendingBody: Bool { requestBodyPending }
 
+    /// Whether the final response of the exchange in progress lets the connection persist (its
+    /// version and `Connection` field, and the request's); false before its head arrived.
+    public var responseAllowsPersistence: Bool { responseKeepAlive }
+
     /// Request body bytes framed so far in the exchange in progress.
     public var requestBodyBytesSent: UInt64 { requestBodySent }
 

@@ -277,7 +277,14 @@ struct Transfer: Sendable {
         // The head was encoded once, before the connection was leased: the observer saw these
         // bytes, and these bytes go out.
         try await connection.sendHead(encoded: encoded, method: request.method, headers: request.headers)
-        let sent = try await sendBody(request, length: length, on: connection)
+        var sent: UInt64 = 0
+        do {
+            try await sendBody(request, length: length, on: connection, sent: &sent)
+        } catch let error as ConnectionError where error.code == .earlyResponse {
+            // The server answered before it took the whole body (an early 413 or 401, or a
+            // response that closes): the upload stopped, and that response is the answer, as
+            // curl delivers it. The connection closes after it; the request is never sent again.
+        }
         metrics.update { $0.bytesSent = sent }
         let requestSent = metrics.elapsed
         metrics.updateTransaction { $0.requestSent = requestSent }
@@ -388,20 +395,22 @@ struct Transfer: Sendable {
     // MARK: Sending
 
     /// Sends the body from its source with upload progress; returns the bytes sent.
-    private func sendBody(_ request: HTTPRequest, length: BodyLength, on connection: HTTP1Connection) async throws -> UInt64 {
+    /// Sends the request body, counting the bytes handed to the connection in `sent` (kept when
+    /// it throws: an upload stopped by an early response still reports what went out).
+    private func sendBody(_ request: HTTPRequest, length: BodyLength, on connection: HTTP1Connection,
+                          sent: inout UInt64) async throws {
         let total: UInt64?
         switch length {
         case .known(let n): total = n
         default: total = nil
         }
-        var sent: UInt64 = 0
         func report() { core.reportUpload(TransferProgress(completed: sent, total: total)) }
 
         switch request.body {
         case .none:
-            return 0
+            return
         case .bytes(var buffer):
-            guard buffer.readableBytes > 0 else { return 0 }
+            guard buffer.readableBytes > 0 else { return }
             // Slices share the buffer's storage: progress every 256 KiB without copying.
             while buffer.readableBytes > 0 {
                 let slice = buffer.readSlice(length: min(buffer.readableBytes, 256 * 1024))!
@@ -494,9 +503,8 @@ struct Transfer: Sendable {
         }
         // A declared length of 0 opens no body on the connection (the head's Content-Length: 0 is
         // the whole of it), so there is nothing to end.
-        if case .known(0) = length { return sent }
+        if case .known(0) = length { return }
         try await connection.finishBody()
-        return sent
     }
 
     /// Sends a file range: sendfile on plain connections, read-and-write over TLS.
