@@ -1,5 +1,6 @@
 // Implementations that need _GNU_SOURCE or must hide a packed struct from Swift.
 #define _GNU_SOURCE
+#include <sys/random.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -160,6 +161,10 @@ int courier_stat(const char *path, int64_t *size, int *is_directory) {
     *size = (int64_t)info.st_size;
     *is_directory = S_ISDIR(info.st_mode) ? 1 : 0;
     return 0;
+}
+
+ssize_t courier_getrandom(void *buffer, size_t length, unsigned int flags) {
+    return getrandom(buffer, length, flags);
 }
 
 ssize_t courier_getxattr(const char *path, const char *name, void *value, size_t size) {

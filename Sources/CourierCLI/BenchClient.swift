@@ -111,7 +111,7 @@ enum BenchClient {
         var headers = HTTPHeaders()
         let size: Int
         if multipart {
-            var random = SystemRandomNumberGenerator()
+            var random = KernelRandom()
             var form = MultipartForm(boundary: MultipartBoundary(using: &random))
             try form.appendFile(atPath: path, name: "file", fileSystem: PosixFileSystem())
             headers.add(name: "Content-Type", value: form.contentType)

@@ -450,6 +450,7 @@ final class NetworkTransfers: Sendable {
         }
         let name = resolved
         let failOnError = options.fail
+        let resuming = settings.resume
         let noClobber = options.noClobber
         let headerName = options.remoteHeaderName
         let createDirs = options.createDirs
@@ -481,7 +482,9 @@ final class NetworkTransfers: Sendable {
                 }
                 path = directory.map { $0 + "/" + chosen } ?? chosen
             }
-            if (failOnError && head.status >= 400) || monitor.refusedScheme != nil {
+            // A 416 to a resume is the download task's to judge (the file may be complete: curl
+            // does not fail on it either).
+            if (failOnError && head.status >= 400 && !(resuming && head.status == 416)) || monitor.refusedScheme != nil {
                 refusedStatus.store(head.status, ordering: .releasing)
                 holder.withLock { $0 }?.cancel()
             }
@@ -520,7 +523,11 @@ final class NetworkTransfers: Sendable {
             values.httpCode = head.status
             values.contentType = head.headers.first(name: "Content-Type") ?? ""
             values.responseHeaders = head.headers
-            if settings.resume, let path = fixedPath { saveValidator(head, at: path) }
+            // The record follows the bytes on disk: it changes only when the response was taken
+            // (a refused resume — a mismatch, a 416 — leaves file and record as they were).
+            var refusedResume = false
+            if case .failure(let error) = result.result { refusedResume = error.code == .resumeMismatch || error.code == .rangeNotSatisfiable }
+            if settings.resume, let path = fixedPath, head.status != 416, !refusedResume { saveValidator(head, at: path) }
         }
         if case .success(let path) = result.result { values.filenameEffective = path }
         if let error = noName.withLock({ $0 }) { throw error }
@@ -565,16 +572,19 @@ final class NetworkTransfers: Sendable {
     /// Keeps the response's validator and total length on FILE for the next `-C -`.
     private func saveValidator(_ head: HTTPResponseHead, at path: String) {
         guard (try? File.size(atPath: path)) != nil else { return }
-        guard let validator = head.headers.first(name: "ETag") ?? head.headers.first(name: "Last-Modified") else {
-            try? File.removeExtendedAttribute(validatorAttribute, atPath: path)
-            return
-        }
+        let validator = head.headers.first(name: "ETag") ?? head.headers.first(name: "Last-Modified") ?? ""
         var total = ""
         if head.status == 206, let range = head.headers.first(name: "Content-Range"), let slash = range.lastIndex(of: "/") {
             let text = range[range.index(after: slash)...]
             if UInt64(text) != nil { total = String(text) }
         } else if head.status == 200, let length = head.headers.first(name: "Content-Length"), UInt64(length) != nil {
             total = length
+        }
+        // Without a validator the total alone is kept: a later 206 naming another total is then
+        // still caught as a mismatch.
+        guard !validator.isEmpty || !total.isEmpty else {
+            try? File.removeExtendedAttribute(validatorAttribute, atPath: path)
+            return
         }
         try? File.setExtendedAttribute(validatorAttribute, value: Array((validator + "\n" + total).utf8), atPath: path)
     }
@@ -635,12 +645,15 @@ final class NetworkTransfers: Sendable {
     private func message(for error: SessionError) -> String {
         if error.curlExitCode == 23 { return "Failure writing output to destination: " + error.message }
         if let connection = error.connectionError {
-            switch connection.curlExitCode {
+            switch error.curlExitCode {
             case 6: return "Could not resolve host: \(hostOf(error))"
             case 7: return "Failed to connect: \(connection.message)"
             case 28: return "Operation timed out: \(connection.message)"
             case 52: return "Empty reply from server"
-            default: return connection.message
+            // curl's words, with the system's reason when there is one.
+            case 55: return "Failed sending data to the peer" + (connection.errno.map { ": \($0.message)" } ?? "")
+            case 56 where connection.errno != nil: return "Recv failure: \(connection.errno!.message)"
+            default: return error.message
             }
         }
         return error.message

@@ -176,7 +176,8 @@ struct RequestBuilder {
             } catch {
                 throw .usage("--params cannot become form fields: \(error)")
             }
-            for part in options.form { try appendFormPart(part.text, literal: part.isString, to: &form) }
+            let fileSystem = PosixFileSystem(mimeTypes: RequestBuilder.mimeTypes)
+            for part in options.form { try appendFormPart(part.text, literal: part.isString, to: &form, fileSystem: fileSystem) }
             contentType = form.contentType
             body = .multipart(form)
         } else {
@@ -295,10 +296,17 @@ struct RequestBuilder {
         var body: HTTPRequest.Body
         var length: UInt64?
         var chunked = false
+        var freshContentType: String?
         switch template.body {
         case .none: body = .none
         case .bytes(let bytes): body = .bytes(bytes); length = UInt64(bytes.readableBytes)
-        case .multipart(let form): body = .multipart(form); length = form.contentLength
+        case .multipart(let form):
+            // A fresh boundary for every request (AFNetworking draws one per form), and the
+            // Content-Type that names it.
+            let fresh = form.replacingBoundary(RequestBuilder.makeBoundary())
+            body = .multipart(fresh)
+            length = fresh.contentLength
+            if template.contentType == form.contentType { freshContentType = fresh.contentType }
         }
         var method = template.explicitMethod ?? template.impliedMethod
         if let upload {
@@ -356,14 +364,16 @@ struct RequestBuilder {
         add("Referer", template.referer)
         if chunked { add("Transfer-Encoding", "chunked") }
         add("Accept-Language", template.acceptLanguage)
-        // -b NAME=VALUE (curl's place, before the time condition and the -H fields); a -H Cookie
-        // replaces it. With the engine on, the session puts the jar's cookies in front of it.
-        add("Cookie", CookieOptions.literal(of: options.cookie))
+        // curl's place for cookies: before the time condition and the -H fields. The -b NAME=VALUE
+        // literal goes there (a -H Cookie replaces it); with the engine on the session puts the
+        // jar's cookies in front of it, or in place of an empty field that only marks the place.
+        let engine = CookieOptions.enablesEngine(options: options.cookie, jar: options.cookieJar)
+        add("Cookie", CookieOptions.literal(of: options.cookie) ?? (engine ? "" : nil))
         if let condition = template.timeCondition { add(condition.name, condition.value) }
         add("If-None-Match", template.ifNoneMatch)
         for field in template.custom { fields.append((field.name, field.value)) }
         if let length, hasBody, !chunked { add("Content-Length", String(length)) }
-        if upload == nil { add("Content-Type", template.contentType) }
+        if upload == nil { add("Content-Type", freshContentType ?? template.contentType) }
         if upload != nil { add("Expect", "100-continue") }
 
         var request = HTTPRequest(method: method, uri: uri, headers: HTTPHeaders(fields), body: body)
@@ -383,12 +393,21 @@ struct RequestBuilder {
 
     // MARK: URLs
 
-    /// Parses a command-line URL as curl does: no "scheme://" means http:// (or
-    /// --proto-default's scheme); only http and https are supported.
+    /// Parses a command-line URL as curl does: no "scheme:/" means http:// (or --proto-default's
+    /// scheme), so `localhost:8080` is a host and a port; one to three slashes after the scheme
+    /// all mean "//" (`http:/host/path`, curl's reading), four or more are a malformed URL; only
+    /// http and https are supported.
     /// - Throws: `CLIError` 3 or 1.
     static func parseURL(_ text: String, defaultScheme: String? = nil) throws(CLIError) -> URI {
         var candidate = text
-        if !hasScheme(text) { candidate = (defaultScheme.map(lowercasedASCII) ?? "http") + "://" + text }
+        if let (colon, slashes) = schemePrefix(text) {
+            guard slashes <= 3 else { throw CLIError(3, "URL using bad/illegal format or missing URL (too many slashes)") }
+            let bytes = Array(text.utf8)
+            candidate = String(decoding: bytes[..<colon], as: UTF8.self) + "://"
+                + String(decoding: bytes[(colon + 1 + slashes)...], as: UTF8.self)
+        } else {
+            candidate = (defaultScheme.map(lowercasedASCII) ?? "http") + "://" + text
+        }
         candidate = encodingLooseBytes(candidate)
         let uri: URI
         do { uri = try URI(parsing: candidate) } catch {
@@ -437,7 +456,18 @@ struct RequestBuilder {
         return changed ? String(decoding: out, as: UTF8.self) : text
     }
 
-    /// Whether `text` starts with `scheme "://"` (RFC 3986 scheme characters), curl's test.
+    /// Where `text`'s scheme ends (the offset of its ":") and how many slashes follow, when it
+    /// starts with `scheme ":/"` (RFC 3986 scheme characters).
+    static func schemePrefix(_ text: String) -> (colon: Int, slashes: Int)? {
+        guard hasScheme(text) else { return nil }
+        let bytes = Array(text.utf8)
+        let colon = bytes.firstIndex(of: UInt8(ascii: ":"))!
+        var slashes = 0
+        while colon + 1 + slashes < bytes.count && bytes[colon + 1 + slashes] == UInt8(ascii: "/") { slashes += 1 }
+        return (colon, slashes)
+    }
+
+    /// Whether `text` starts with `scheme ":/"` (RFC 3986 scheme characters), curl's test.
     static func hasScheme(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         var index = 0
@@ -448,8 +478,7 @@ struct RequestBuilder {
             break
         }
         guard index > 0 else { return false }
-        return bytes.count >= index + 3 && bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
-            && bytes[index + 2] == UInt8(ascii: "/")
+        return bytes.count >= index + 2 && bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
     }
 
     /// curl's -T rule: a URL with no file name part (nothing after its last "/", or no "/" after
@@ -590,52 +619,71 @@ struct RequestBuilder {
 
     // MARK: Multipart
 
-    /// One -F value: `name=value`, `name=<file` (the file's bytes as the value) or
-    /// `name=@file[;type=MIME][;filename=NAME]`; with `literal` (--form-string), `name=value`
-    /// taken as it is.
-    private func appendFormPart(_ text: String, literal: Bool, to form: inout MultipartForm) throws(CLIError) {
-        guard let equals = text.firstIndex(of: "=") else {
-            throw .usage("\(literal ? "--form-string" : "-F") needs NAME=VALUE: \"\(printable(text))\"")
+    /// One -F argument, in curl's grammar (FormArgument.swift): `name=value`, `name=<file`,
+    /// `name=@file`, each with `;type=`, `;filename=` (not for `<`) and `;headers=` as curl reads
+    /// them; with `literal` (--form-string), `name=value` taken as it is. A file part must be a regular file: a directory, FIFO, socket or device is 26 here,
+    /// before anything is sent.
+    private func appendFormPart(_ text: String, literal: Bool, to form: inout MultipartForm, fileSystem: PosixFileSystem) throws(CLIError) {
+        let argument = try FormArgument(parsing: text, literal: literal)
+        for warning in argument.warnings { printError("Warning: " + warning) }
+        var lines = argument.headerLines
+        for path in argument.headerFiles {
+            lines += FormArgument.headerLines(fromFile: try readInputFile(path).readableBytesArray)
         }
-        let name = String(text[..<equals])
-        let value = String(text[text.index(after: equals)...])
-        if !literal && value.hasPrefix("@") {
-            var pieces = value.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-            let path = pieces.removeFirst()
-            var type: String?
-            var fileName: String?
-            for parameter in pieces {
-                let trimmed = parameter.drop { $0 == " " }
-                if trimmed.hasPrefix("type=") { type = String(trimmed.dropFirst(5)) }
-                else if trimmed.hasPrefix("filename=") { fileName = unquoted(String(trimmed.dropFirst(9))) }
-                else { throw CLIError.usage("-F: unknown part parameter \"\(printable(String(trimmed)))\"") }
+        var headers: [MultipartHeader] = []
+        var headerType: String?
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw CLIError(43, "-F \"\(printable(text))\": the part header \"\(printable(line))\" has no colon")
             }
-            let baseName = fileName ?? (path.split(separator: "/").last.map(String.init) ?? path)
-            let mimeType = type ?? MultipartMIMEType.forFileName(baseName)
-            do throws(MultipartError) {
-                try form.appendFile(atPath: path, name: name, fileName: baseName, mimeType: mimeType,
-                                    fileSystem: PosixFileSystem())
-            } catch {
-                if error.code == .fileUnavailable {
-                    throw CLIError(26, "Failed to open/read local data from file/application: \(path)")
-                }
-                throw CLIError(43, "-F \"\(printable(text))\": \(error)")
+            let name = String(line[..<colon])
+            let value = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
+            // curl issues one Content-Type: `type=` first, else the header's value.
+            if HTTPHeaders.namesEqual(name, "Content-Type") {
+                if headerType == nil { headerType = value }
+                continue
             }
-        } else if !literal && value.hasPrefix("<") {
-            let contents = try readInputFile(String(value.dropFirst()))
-            do throws(MultipartError) { try form.appendField(name: name, value: contents) } catch {
-                throw CLIError(43, "-F \"\(printable(text))\": \(error)")
+            headers.append(MultipartHeader(name: name, value: value))
+        }
+        let givenType = argument.contentType ?? headerType
+        var contents: ByteBuffer?
+        if case .fileContents(let path) = argument.content { contents = try readInputFile(path) }
+        do throws(MultipartError) {
+            switch argument.content {
+            case .file(let path):
+                // curl's order: the type given, else the file name's (the one sent), else the
+                // path's, else application/octet-stream.
+                let pathName = path.split(separator: "/").last.map(String.init) ?? path
+                let fileName = argument.fileName ?? pathName
+                let mimeType = givenType ?? knownType(fileName) ?? knownType(pathName) ?? fileSystem.mimeType(forFileName: pathName)
+                try form.appendFile(atPath: path, name: argument.name, fileName: fileName, mimeType: mimeType,
+                                    headers: headers, fileSystem: fileSystem)
+            case .fileContents:
+                try form.appendField(name: argument.name, value: contents!, contentType: givenType,
+                                     fileName: nil, headers: headers)
+            case .value(let value):
+                // A text part with a file name takes that name's type when it is a known one.
+                let type = givenType ?? argument.fileName.flatMap(knownType)
+                try form.appendField(name: argument.name, value: ByteBuffer(string: value), contentType: type,
+                                     fileName: argument.fileName, headers: headers)
             }
-        } else {
-            do throws(MultipartError) { try form.appendField(name: name, value: value) } catch {
-                throw CLIError(43, "\(literal ? "--form-string" : "-F") \"\(printable(text))\": \(error)")
+        } catch {
+            if error.code == .fileUnavailable, case .file(let path) = argument.content {
+                let reason = error.underlying.map { ": \($0)" } ?? ""
+                throw CLIError(26, "Failed to open/read local data from file/application: \(path)\(reason)")
             }
+            throw CLIError(43, "-F \"\(printable(text))\": \(error)")
         }
     }
+}
 
-    private func unquoted(_ text: String) -> String {
-        guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return text }
-        return String(text.dropFirst().dropLast())
+extension RequestBuilder {
+    /// The type the MIME database (or, without one, the built-in table) lists for a file
+    /// name's extension; nil when it lists none.
+    func knownType(_ fileName: String) -> String? {
+        guard let ext = MultipartMIMEType.fileExtension(fileName) else { return nil }
+        if let table = RequestBuilder.mimeTypes { return table.type(forExtension: ext) }
+        return MultipartMIMEType.forExtension(ext)
     }
 }
 

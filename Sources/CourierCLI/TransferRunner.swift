@@ -382,13 +382,21 @@ struct TransferSettings: Sendable {
 }
 
 extension RequestBuilder {
-    /// The multipart boundary: random (AFNetworking's format), or — for tests only — the value
-    /// of COURIER_MULTIPART_BOUNDARY when it is a valid boundary.
+    /// The MIME type database for `-F name=@file` parts: the system's (/etc/mime.types), or — for
+    /// tests only — the file named by COURIER_MIME_TYPES (a missing one means the built-in table).
+    static var mimeTypes: MIMETypeTable? {
+        if let path = ProcessEnvironment.value("COURIER_MIME_TYPES") { return SystemMIMETypes.load(path) }
+        return SystemMIMETypes.table
+    }
+
+    /// A multipart boundary: fresh for every request, from the kernel's CSPRNG (getrandom) in
+    /// AFNetworking's format, or — for tests only — the value of COURIER_MULTIPART_BOUNDARY when
+    /// it is a valid boundary.
     static func makeBoundary() -> MultipartBoundary {
         if let fixed = ProcessEnvironment.value("COURIER_MULTIPART_BOUNDARY"), let boundary = MultipartBoundary(fixed) {
             return boundary
         }
-        var random = SystemRandomNumberGenerator()
+        var random = KernelRandom()
         return MultipartBoundary(using: &random)
     }
 }

@@ -296,6 +296,10 @@ public struct HTTP1ClientStateMachine: Sendable {
     /// Whether the request body is still being sent (declared and not yet ended).
     public var isSendingBody: Bool { requestBodyPending }
 
+    /// Whether the final response of the exchange in progress lets the connection persist (its
+    /// version and `Connection` field, and the request's); false before its head arrived.
+    public var responseAllowsPersistence: Bool { responseKeepAlive }
+
     /// Request body bytes framed so far in the exchange in progress.
     public var requestBodyBytesSent: UInt64 { requestBodySent }
 
@@ -335,9 +339,14 @@ public struct HTTP1ClientStateMachine: Sendable {
     /// line) to the end of `target`, so the shell can read the next bytes right after them into
     /// a buffer of its choosing and hand that buffer back whole with `receivedBytes` — the tail
     /// is copied, not the whole of the next read.
+    ///
+    /// Only a small tail moves (at most half of `target`'s room, which always leaves room to
+    /// read into): a large one — a head of hundreds of KiB arriving in small pieces — stays here
+    /// and the next read is appended to it, so each byte is copied a bounded number of times
+    /// (moving it on every read would copy the whole head again for every piece).
     /// - Parameter target: an empty buffer the next read will fill.
     public mutating func moveUnconsumedBytes(into target: inout ByteBuffer) {
-        guard buffer.readableBytes > 0 else { return }
+        guard buffer.readableBytes > 0, buffer.readableBytes <= target.writableBytes / 2 else { return }
         target.writeBuffer(buffer)
         buffer = ByteBuffer()
     }

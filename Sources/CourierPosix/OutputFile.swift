@@ -76,6 +76,12 @@ public struct FileStatus: Sendable, Equatable {
     public var linkCount: Int
     /// The last modification, in whole seconds since 1970 (st_mtime).
     public var modificationTime: Int64
+    /// The nanoseconds part of the last modification (`st_mtim.tv_nsec`).
+    public var modificationNanoseconds: Int64
+    /// The device the file lives on (`st_dev`).
+    public var device: UInt64
+    /// The inode number (`st_ino`).
+    public var inode: UInt64
 
     init(_ info: stat) {
         // The S_IF* values are fixed by the Linux ABI; spelled out because Glibc's macros import
@@ -96,6 +102,9 @@ public struct FileStatus: Sendable, Equatable {
         size = Int64(info.st_size)
         linkCount = Int(info.st_nlink)
         modificationTime = Int64(info.st_mtim.tv_sec)
+        modificationNanoseconds = Int64(info.st_mtim.tv_nsec)
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }
 

@@ -463,6 +463,18 @@ enum Sys {
         try retryingNonBlocking("ftruncate") { raw(Glibc.ftruncate(fd, off_t(length))) }
     }
 
+    /// getrandom(2) with no flags: fills `buffer` from the kernel's CSPRNG (blocking only before
+    /// the pool is first initialised, at boot). Short reads and EINTR are retried.
+    static func random(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) {
+        var filled = 0
+        while filled < buffer.count {
+            let n = try retryingNonBlocking("getrandom") {
+                raw(courier_getrandom(buffer.baseAddress! + filled, buffer.count - filled, 0))
+            }
+            filled += n
+        }
+    }
+
     /// fsync(2).
     static func sync(_ fd: CInt) throws(Errno) {
         try retryingNonBlocking("fsync") { raw(Glibc.fsync(fd)) }

@@ -63,6 +63,9 @@ int courier_terminal_columns(int fd);
 /// stat(2) reduced to what callers need: the size and whether it is a directory.
 int courier_stat(const char *path, int64_t *size, int *is_directory);
 
+/// getrandom(2) from the kernel's CSPRNG (sys/random.h is not in Glibc's module map).
+ssize_t courier_getrandom(void *buffer, size_t length, unsigned int flags);
+
 /// getxattr(2), setxattr(2), removexattr(2) (declared in <sys/xattr.h>, which Glibc's module lacks).
 ssize_t courier_getxattr(const char *path, const char *name, void *value, size_t size);
 int courier_setxattr(const char *path, const char *name, const void *value, size_t size);

@@ -133,6 +133,9 @@ final class ConnectionCore: @unchecked Sendable {
     /// The caller declared a body and has not called `finishBody` yet (the API's contract; the
     /// machine may consider the request complete before that).
     private var bodyAwaitingFinish = false
+    /// The upload was stopped by an early response (`stopSending`): nothing more is sent, and the
+    /// connection closes after the response.
+    private var uploadStopped = false
     /// The connection failed while no exchange was in progress (closed or poisoned in the pool):
     /// a request on it was never sent, which the pool's retry rule must know.
     private var failedWhileIdle = false
@@ -274,6 +277,7 @@ final class ConnectionCore: @unchecked Sendable {
         endKeepAlive = false
         endDelivered = false
         bodyAwaitingFinish = machine.isSendingBody
+        uploadStopped = false
         if let total = options.totalTimeout { armDeadline(after: total) }
         guard enqueue(head.bytes) else { return .failed(failure!) }
         let readiness = startWrite()
@@ -284,7 +288,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Queues one piece of the request body, framed by the machine.
     func writeBody(_ buffer: ByteBuffer) -> Readiness<Void> {
-        if let failure { return .failed(failure) }
+        if let failure { return .failed(earlyResponseError ?? failure) }
+        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
         guard bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(bodyAwaitingFinish ? .notReusable : .invalidRequest,
                                            bodyAwaitingFinish ? "a write is already in progress" : "no request body is open"))
@@ -303,7 +308,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// the bytes go from the page cache to the socket without entering this process (design §3).
     /// Plain connections only; TLS must encrypt, so its callers read the file instead.
     func writeFile(_ file: File, offset: Int64, count: Int) -> Readiness<Void> {
-        if let failure { return .failed(failure) }
+        if let failure { return .failed(earlyResponseError ?? failure) }
+        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
         guard tls == nil, bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
         }
@@ -321,7 +327,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Ends the request body (the last chunk for chunked bodies).
     func finishBody(trailers: HTTPHeaders) -> Readiness<Void> {
-        if let failure { return .failed(failure) }
+        if let failure { return .failed(earlyResponseError ?? failure) }
+        if uploadStopped { return .failed(ConnectionError(.earlyResponse, "the upload was stopped by an early response")) }
         guard bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "no request body is open"))
         }
@@ -372,10 +379,44 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Waits for queued request bytes to reach the kernel.
     func waitForWrite(_ continuation: UnsafeContinuation<Void, any Error>) {
-        if let failure { continuation.resume(throwing: failure); return }
+        if let failure { continuation.resume(throwing: earlyResponseError ?? failure); return }
         if output.isEmpty && pendingFile == nil { continuation.resume(); return }
+        if responseEndsUpload {
+            continuation.resume(throwing: stopSending())
+            return
+        }
         writeWaiter = continuation
         armIdle()
+    }
+
+    /// Whether a final response head arrived while the request body is still being sent and the
+    /// server is not going to take the rest: a status of 300 or more (curl stops sending then
+    /// too: an early 413 or 401) or a response that closes the connection. A 2xx that keeps the
+    /// connection (nginx answers 204 before it reads an upload, then discards the body) lets the
+    /// upload go on.
+    private var responseEndsUpload: Bool {
+        guard exchangeActive, bodyAwaitingFinish || !output.isEmpty || pendingFile != nil,
+              let head = decodedHead else { return false }
+        return head.status >= 300 || !machine.responseAllowsPersistence
+    }
+
+    /// The error a writer gets once a final response arrived during the upload: the response is
+    /// there to be read, whatever happened to the write.
+    private var earlyResponseError: ConnectionError? {
+        guard exchangeActive, machine.isSendingBody || bodyAwaitingFinish, let head = decodedHead else { return nil }
+        return ConnectionError(.earlyResponse, "the server answered \(head.status) before the request body was sent")
+    }
+
+    /// Stops the upload for good: the bytes still queued are dropped, the body is over for this
+    /// side, and the connection closes after the response (its request cannot be framed now).
+    private func stopSending() -> ConnectionError {
+        let error = earlyResponseError ?? ConnectionError(.earlyResponse, "the server answered before the request body was sent")
+        output = GatherList()
+        pendingFile = nil
+        bodyAwaitingFinish = false
+        uploadStopped = true
+        updateInterest()
+        return error
     }
 
     // MARK: Responses
@@ -525,7 +566,7 @@ final class ConnectionCore: @unchecked Sendable {
         guard exchangeActive, endDelivered, !bodyAwaitingFinish else { return }
         exchangeActive = false
         cancelDeadline()
-        if endKeepAlive && machine.isReusable && !peerEOF && failure == nil {
+        if endKeepAlive && machine.isReusable && !peerEOF && failure == nil && !uploadStopped {
             reusable.store(true, ordering: .releasing)
             updateInterest()
         } else {
@@ -805,6 +846,12 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Wakes the callers that can proceed now.
     private func deliver() {
+        if let waiter = writeWaiter, responseEndsUpload {
+            // The server answered and will not take the rest of the body: the blocked writer
+            // stops, and its caller reads the response.
+            writeWaiter = nil
+            waiter.resume(throwing: stopSending())
+        }
         // Each waiter is taken out first: the checks below refuse a second waiter.
         if let waiter = headWaiter {
             headWaiter = nil
@@ -936,7 +983,7 @@ final class ConnectionCore: @unchecked Sendable {
         handshake?.fail(error)
         if let waiter = writeWaiter {
             writeWaiter = nil
-            waiter.resume(throwing: error)
+            waiter.resume(throwing: earlyResponseError ?? error)
         }
         deliver()
     }

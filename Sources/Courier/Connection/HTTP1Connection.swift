@@ -280,7 +280,9 @@ public final class HTTP1Connection: Sendable {
     /// (back-pressure: at most one buffer is queued).
     /// - Parameter buffer: the bytes (framed as a chunk when the length is unknown; an empty
     ///   buffer writes nothing).
-    /// - Throws: `ConnectionError` (`invalidRequest` when it would exceed the declared length).
+    /// - Throws: `ConnectionError` (`invalidRequest` when it would exceed the declared length;
+    ///   `earlyResponse` when the server answered before taking the whole body — stop sending
+    ///   and read that response with `receiveResponse()`).
     public func writeBody(_ buffer: ByteBuffer) async throws(ConnectionError) {
         try await perform({ core in core.writeBody(buffer) }, wait: { core, waiter in core.waitForWrite(waiter) })
     }

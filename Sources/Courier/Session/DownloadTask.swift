@@ -13,8 +13,11 @@
 //   server gave a validator (ETag / Last-Modified) or `Accept-Ranges: bytes`;
 // - a resumed download sends `Range: bytes=N-` (+ `If-Range`), appends only a 206 whose
 //   Content-Range starts at N (and names the recorded total) to a regular partial file, restarts
-//   into a fresh temporary file on 200, and fails with `.rangeNotSatisfiable` on 416 and
-//   `.resumeMismatch` otherwise, leaving the partial file as it was.
+//   into a fresh temporary file on 200, and fails with `.resumeMismatch` otherwise, leaving the
+//   partial file as it was. A 416 whose `Content-Range: bytes */N` names exactly the N bytes on
+//   disk (and the recorded total, if any) means the partial file is the whole resource: the task
+//   succeeds with it, its body ignored (curl takes a 416 to a resume as success too); any other
+//   416 is `.rangeNotSatisfiable`.
 // - a destination may ask never to replace a file (`DownloadDestination.existingFile`: curl's -J
 //   and --no-clobber), to create missing directories (--create-dirs) and to remove a file written
 //   in place or resumed when the download fails (--remove-on-error).
@@ -151,6 +154,12 @@ struct ContentRange: Equatable {
         self.first = first
         self.last = last
     }
+
+    /// The complete length of `bytes */N` (RFC 9110 §14.4 `unsatisfied-range`, sent with a 416).
+    static func unsatisfiedLength(_ value: String) -> UInt64? {
+        guard value.hasPrefix("bytes */") else { return nil }
+        return UInt64(value.dropFirst(8))
+    }
 }
 
 /// Writes the body to a file, per the rules at the top of this file.
@@ -224,7 +233,13 @@ final class FileSink: ResponseSink {
             case 200:
                 break  // the server sent the whole resource: start again in a fresh file
             case 416:
-                throw SessionError(.rangeNotSatisfiable, "the server cannot resume at byte \(resume.bytesOnDisk) (416)", url: url)
+                let length = head.headers.first(name: "Content-Range").flatMap(ContentRange.unsatisfiedLength)
+                if let length, length == resume.bytesOnDisk, resume.totalLength.map({ $0 == length }) ?? true {
+                    try await completeWithPartialFile(resume, target: target, replacing: placement.existingFile == .replace, url: url)
+                    return
+                }
+                throw SessionError(.rangeNotSatisfiable, "the server cannot resume at byte \(resume.bytesOnDisk) (416"
+                                   + (length.map { ", the resource has \($0) bytes" } ?? "") + ")", url: url)
             default:
                 throw SessionError(.resumeMismatch, "the server answered the resume request with \(head.status)", url: url)
             }
@@ -273,6 +288,29 @@ final class FileSink: ResponseSink {
             s.total = total ?? ((appending ? nil : announced))
             s.resumable = entityTag != nil || lastModified != nil || acceptsRanges || appending
         }
+    }
+
+    /// The partial file already holds the whole resource (a 416 naming its size): it becomes the
+    /// result — in place, or renamed to the destination when that is another path — and the 416's
+    /// body is dropped (no output is open, so `write` ignores it).
+    private func completeWithPartialFile(_ resume: ResumeData, target: String, replacing: Bool, url: String) async throws(SessionError) {
+        let partialPath = resume.partialPath
+        let moved = try await Self.io(url: url, path: target) { () throws(Errno) -> Bool in
+            let partial = try OutputTarget.resolve(partialPath)
+            guard case .regularFile = partial.kind else { throw Errno.noSuchFileOrDirectory }
+            let destination = try OutputTarget.resolve(target)
+            if destination.resolvedPath == partial.resolvedPath { return false }
+            // Another file there is replaced only when the destination allows it (not -J or
+            // --no-clobber), and only a regular file or a new one (as a completed resume).
+            guard destination.isResumable, replacing || destination.kind == .newFile else { throw Errno(rawValue: 17) }  // EEXIST
+            try File.rename(partial.resolvedPath, to: destination.resolvedPath)
+            return true
+        }
+        state.withLock { s in
+            s.url = url
+            s.finalPath = target
+        }
+        if moved { onMoved(target) }
     }
 
     /// Resolves and opens a fresh destination, in one trip to the file thread. A FIFO with no

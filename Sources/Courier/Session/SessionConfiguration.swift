@@ -75,6 +75,13 @@ public struct SessionConfiguration: Sendable {
     public var cookieJar: CookieJar? = nil
     /// Parser limits for responses (head size, field count, interim responses).
     public var parserLimits: HTTP1ParserLimits = .default
+    /// The most bytes of response heads one task accepts over its whole redirect chain (and
+    /// authentication retries): every response's head counts, each already bounded by
+    /// `parserLimits.maxHeadSize`. Beyond it the task fails with `.responseHeadsTooLarge` (curl
+    /// exit 100) and nothing more is requested. Default 1 MiB: four heads of the maximum size;
+    /// curl's transfer-wide bound is 20 × 300 KiB, which a chain of 10 redirects could make the
+    /// CLI hold in memory.
+    public var maximumTotalHeadSize: Int = 1024 * 1024
 
     /// The defaults.
     public init() {}

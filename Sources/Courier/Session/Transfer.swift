@@ -70,6 +70,14 @@ final class MetricsRecorder: Sendable {
 
     var elapsed: Duration { Instant.now() - started }
 
+    /// Adds a response head's size to the task's total and returns the new total.
+    func addResponseHead(_ bytes: Int) -> Int {
+        state.withLock { s in
+            s.metrics.responseHeadBytes += bytes
+            return s.metrics.responseHeadBytes
+        }
+    }
+
     func finish() -> TaskMetrics {
         let total = elapsed
         return state.withLock { s in
@@ -220,22 +228,29 @@ struct Transfer: Sendable {
                                         authenticationFailures: authenticationFailures)
             }
         } catch {
-            var failure = Transfer.sessionError(error, url: url, core: core)
+            var failure = Transfer.sessionError(error, url: url, core: core, limits: configuration.parserLimits)
             if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline.error { failure = timedOut }
             await sink.abort(failure, begun: begun.isSet)
             throw failure
         }
     }
 
-    static func sessionError(_ error: any Error, url: String, core: TaskCore) -> SessionError {
+    static func sessionError(_ error: any Error, url: String, core: TaskCore, limits: HTTP1ParserLimits) -> SessionError {
         if core.isCancelled { return SessionError(.cancelled, "the task was cancelled", url: url) }
+        var result: SessionError
         switch error {
         case let error as SessionError: return error
-        case let error as ConnectionError: return .connection(error, url: url)
+        case let error as ConnectionError: result = .connection(error, url: url)
         case is CancellationError: return SessionError(.cancelled, "the task was cancelled", url: url)
-        case let error as PoolErrorConvertible: return .connection(error.connectionError, url: url)
+        case let error as PoolErrorConvertible: result = .connection(error.connectionError, url: url)
         default: return .connection(ConnectionError(.connectFailed, "\(error)"), url: url)
         }
+        // The peer broke HTTP or a limit: say which rule or limit, with its configured value.
+        if let connection = result.connectionError, let parserError = connection.parserError,
+           connection.code == .protocolError || parserError.code == .incompleteHead {
+            result.message = parserError.explanation(limits: limits)
+        }
+        return result
     }
 
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
@@ -262,7 +277,14 @@ struct Transfer: Sendable {
         // The head was encoded once, before the connection was leased: the observer saw these
         // bytes, and these bytes go out.
         try await connection.sendHead(encoded: encoded, method: request.method, headers: request.headers)
-        let sent = try await sendBody(request, length: length, on: connection)
+        var sent: UInt64 = 0
+        do {
+            try await sendBody(request, length: length, on: connection, sent: &sent)
+        } catch let error as ConnectionError where error.code == .earlyResponse {
+            // The server answered before it took the whole body (an early 413 or 401, or a
+            // response that closes): the upload stopped, and that response is the answer, as
+            // curl delivers it. The connection closes after it; the request is never sent again.
+        }
         metrics.update { $0.bytesSent = sent }
         let requestSent = metrics.elapsed
         metrics.updateTransaction { $0.requestSent = requestSent }
@@ -272,12 +294,20 @@ struct Transfer: Sendable {
         metrics.updateTransaction { $0.firstByte = firstByte }
         let info = ResponseHeadInfo(version: response.version, status: response.status, reason: response.reasonPhrase, headers: response.headers)
         let head = HTTPResponseHead(status: response.status, headers: response.headers)
+        // Each head is bounded by the parser; the sum over the redirect chain is bounded here.
+        let headBytes = metrics.addResponseHead(info.encodedSize)
+        if headBytes > configuration.maximumTotalHeadSize {
+            await connection.close()
+            throw SessionError(.responseHeadsTooLarge,
+                               "Too large response heads: \(headBytes) bytes over \(redirectsSoFar + 1) responses, more than "
+                               + "\(configuration.maximumTotalHeadSize) (limit maximumTotalHeadSize)", url: request.uri.redactedDescription)
+        }
         core.emit(.responseHead(info))
         // Every response head's Set-Cookie fields, redirects and 401s included.
         configuration.cookieJar?.receive(response.headers, for: request.uri)
 
         if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
-           let location = response.headers.first(name: "Location"),
+           let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
            let next = try await redirect(to: location, from: callerRequest, head: head, info: info, redirectsSoFar: redirectsSoFar,
                                          body: response.body, connection: connection) {
             try await drain(response.body, connection: connection)
@@ -303,6 +333,22 @@ struct Transfer: Sendable {
         try await receiveBody(response, head: head, info: info, request: request, sink: sink, begun: begun, connection: connection)
         metrics.updateTransaction { $0.completed = self.metrics.elapsed }
         return .final(TransferOutcome(head: head, info: info, request: request))
+    }
+
+    /// The Location to follow (RFC 9110 §10.2.2): nil when there is none or it is empty — the
+    /// 3xx is then the final response, as curl and browsers deliver it. Two different Location
+    /// values leave no way to tell where the resource is: neither is requested, the body is
+    /// drained and the task fails (`.conflictingLocations`, curl exit 8).
+    private func redirectLocation(_ response: HTTP1Response, connection: HTTP1Connection, url: String) async throws -> String? {
+        var location: String?
+        for value in response.headers["Location"] where !value.isEmpty {
+            if let earlier = location, earlier != value {
+                try await drain(response.body, connection: connection)
+                throw SessionError(.conflictingLocations, "Weird server reply: two different Location fields (\(earlier), \(value))", url: url)
+            }
+            location = value
+        }
+        return location
     }
 
     /// Decides a redirect while its response is still unread: the next request (`.some(nil)` when
@@ -349,20 +395,22 @@ struct Transfer: Sendable {
     // MARK: Sending
 
     /// Sends the body from its source with upload progress; returns the bytes sent.
-    private func sendBody(_ request: HTTPRequest, length: BodyLength, on connection: HTTP1Connection) async throws -> UInt64 {
+    /// Sends the request body, counting the bytes handed to the connection in `sent` (kept when
+    /// it throws: an upload stopped by an early response still reports what went out).
+    private func sendBody(_ request: HTTPRequest, length: BodyLength, on connection: HTTP1Connection,
+                          sent: inout UInt64) async throws {
         let total: UInt64?
         switch length {
         case .known(let n): total = n
         default: total = nil
         }
-        var sent: UInt64 = 0
         func report() { core.reportUpload(TransferProgress(completed: sent, total: total)) }
 
         switch request.body {
         case .none:
-            return 0
+            return
         case .bytes(var buffer):
-            guard buffer.readableBytes > 0 else { return 0 }
+            guard buffer.readableBytes > 0 else { return }
             // Slices share the buffer's storage: progress every 256 KiB without copying.
             while buffer.readableBytes > 0 {
                 let slice = buffer.readSlice(length: min(buffer.readableBytes, 256 * 1024))!
@@ -379,7 +427,15 @@ struct Transfer: Sendable {
             while true {
                 let segment: MultipartSegment?
                 do { segment = try stream.nextSegment(maxBytes: 1 << 20) } catch {
-                    throw SessionError(.fileReadFailed, "reading a multipart part failed: \(error)", url: request.uri.redactedDescription)
+                    // The connection is closed by the failed exchange: the part stays short, so
+                    // the server never takes the body for complete. The message names the file
+                    // (the check before a part is sent sees a shrunken file as often as the send).
+                    var what = "a multipart part"
+                    if let index = error.partIndex, form.parts.indices.contains(index),
+                       case .file(let file) = form.parts[index].body {
+                        what = file.path
+                    }
+                    throw SessionError(.fileReadFailed, "reading \(what) failed: \(error)", url: request.uri.redactedDescription)
                 }
                 guard let segment else { break }
                 switch segment {
@@ -446,16 +502,24 @@ struct Transfer: Sendable {
         }
         // A declared length of 0 opens no body on the connection (the head's Content-Length: 0 is
         // the whole of it), so there is nothing to end.
-        if case .known(0) = length { return sent }
+        if case .known(0) = length { return }
         try await connection.finishBody()
-        return sent
     }
 
     /// Sends a file range: sendfile on plain connections, read-and-write over TLS.
     private func writeRange(of file: File, path: String, offset: Int64, count: Int, on connection: HTTP1Connection,
                             url: String) async throws {
         if !connection.usesTLS {
-            try await connection.writeFile(file, offset: offset, count: count)
+            do throws(ConnectionError) {
+                try await connection.writeFile(file, offset: offset, count: count)
+            } catch {
+                // The file ended before the range (it shrank while being sent): the connection
+                // has failed and is closed, so the server never sees a complete-looking body.
+                if error.code == .invalidRequest {
+                    throw SessionError(.fileReadFailed, "\(path) became shorter while it was sent (\(error.message))", url: url)
+                }
+                throw error
+            }
             return
         }
         var done = 0
@@ -640,4 +704,15 @@ final class Flag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }
+}
+
+
+extension ResponseHeadInfo {
+    /// The head's size as it would be written: `HTTP/1.x SSS reason` CRLF, each `name: value`
+    /// CRLF, the final CRLF (the parsed head keeps no count of the bytes as they arrived).
+    var encodedSize: Int {
+        var size = 13 + reason.utf8.count + 2 + 2
+        for (name, value) in headers { size += name.utf8.count + 2 + value.utf8.count + 2 }
+        return size
+    }
 }
