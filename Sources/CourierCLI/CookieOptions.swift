@@ -1,7 +1,7 @@
 // CookieOptions: curl's cookie flags (docs/cli.md "Cookies", docs/cookies.md), per group (-:).
 //
 // - `-b DATA` with a "=" in it is sent as it is in the Cookie field of every request of the group
-//   (several are joined with "; ", as curl joins them; RequestBuilder puts it where curl does),
+//   (several are joined with ";", as curl 7.88 joins them; RequestBuilder puts it where curl does),
 //   unless a -H gives a Cookie field; it does not turn the cookie engine on and is dropped when a
 //   redirect changes origin.
 // - `-b FILE` (no "=") loads a Netscape cookie file, or a file of Set-Cookie lines, into the jar
@@ -41,13 +41,13 @@ struct CookieOptions: Sendable {
         jar != nil || cookie.contains { !$0.contains("=") }
     }
 
-    /// The -b strings with "=" joined as curl joins them: the first as it is, each next one after
-    /// ";" and a space unless it starts with a blank. Nil when there are none.
+    /// The -b strings with "=" joined as curl 7.88 joins them: the first as it is, each next one
+    /// after a ";" (no space: `-b a=1 -b b=2` sends `a=1;b=2`). Nil when there are none.
     static func literal(of cookie: [String]) -> String? {
         var literal: String?
         for value in cookie where value.contains("=") {
             if let joined = literal {
-                literal = joined + ";" + (value.first == " " || value.first == "\t" ? "" : " ") + value
+                literal = joined + ";" + value
             } else {
                 literal = value
             }

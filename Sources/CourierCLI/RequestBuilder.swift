@@ -364,9 +364,11 @@ struct RequestBuilder {
         add("Referer", template.referer)
         if chunked { add("Transfer-Encoding", "chunked") }
         add("Accept-Language", template.acceptLanguage)
-        // -b NAME=VALUE (curl's place, before the time condition and the -H fields); a -H Cookie
-        // replaces it. With the engine on, the session puts the jar's cookies in front of it.
-        add("Cookie", CookieOptions.literal(of: options.cookie))
+        // curl's place for cookies: before the time condition and the -H fields. The -b NAME=VALUE
+        // literal goes there (a -H Cookie replaces it); with the engine on the session puts the
+        // jar's cookies in front of it, or in place of an empty field that only marks the place.
+        let engine = CookieOptions.enablesEngine(options: options.cookie, jar: options.cookieJar)
+        add("Cookie", CookieOptions.literal(of: options.cookie) ?? (engine ? "" : nil))
         if let condition = template.timeCondition { add(condition.name, condition.value) }
         add("If-None-Match", template.ifNoneMatch)
         for field in template.custom { fields.append((field.name, field.value)) }

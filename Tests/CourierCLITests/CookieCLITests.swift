@@ -147,12 +147,12 @@ extension CLITests {
             await server.shutdown()
         }
 
-        @Test("-b NAME=VALUE is sent as given, joined with \"; \"; it does not turn cookies on; -H Cookie wins over it")
+        @Test("-b NAME=VALUE is sent as given, joined with \";\" (curl 7.88); it does not turn cookies on; -H Cookie wins over it")
         func literal() async throws {
             let server = try await cookieServer()
             let base = "http://127.0.0.1:\(server.port)"
             let run = courier(["-b", "a=1; b=2", "-b", "c=3", base + "/set", base + "/see"])
-            #expect(run.stdoutText == "set" + "a=1; b=2; c=3")  // nothing stored from /set
+            #expect(run.stdoutText == "set" + "a=1; b=2;c=3")  // nothing stored from /set
             let header = courier(["-b", "a=1", "-H", "Cookie: mine=1", base + "/see"])
             #expect(header.stdoutText == "mine=1")
             // With the engine on, the jar's cookies and -H's field make one field, the jar's first.
@@ -195,6 +195,45 @@ extension CLITests {
             #expect(unwritable.stderrLines.contains { $0.hasPrefix("courier: warning: failed to save cookies in \(dir)/no/such/dir/jar.txt") })
             #expect(courier(["-c", "", base + "/set"]).status == 2)
             await server.shutdown()
+        }
+
+        @Test("-: groups share the run's jar; a group without -b FILE or -c neither sends nor stores; each -c is written when its group ends")
+        func groups() async throws {
+            let server = try await cookieServer()
+            let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
+            let base = "http://127.0.0.1:\(server.port)"
+            // As curl 7.88: group 2 (engine off) sends nothing and stores nothing from /set-secure;
+            // group 3 (engine on) sends group 1's cookies and adds its own; group 1's file holds
+            // only what the jar had when group 1 ended.
+            let run = courier(["-c", dir + "/one.txt", base + "/set", "-:", base + "/see", base + "/fail",
+                               "-:", "-c", dir + "/three.txt", base + "/see", base + "/set-secure"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdoutText == "set" + "(none)" + "no" + "host=h1; persistent=x1; ho=only; spaced=\"a b\"" + "set")
+            func names(_ path: String) -> [String] {
+                String(decoding: readFile(path) ?? [], as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("# ") }
+                    .map { String($0.split(separator: "\t")[5]) }.sorted()
+            }
+            #expect(names(dir + "/one.txt") == ["deep", "ho", "host", "persistent", "spaced"])
+            #expect(names(dir + "/three.txt") == ["deep", "ho", "host", "persistent", "plain", "sec", "spaced"])
+            // --fail-early ends the run in group 1: its -c file is still written.
+            let early = courier(["--fail-early", "-f", "-c", dir + "/early.txt", base + "/fail", base + "/set", "-:", base + "/see"])
+            #expect(early.status == 22)
+            #expect(names(dir + "/early.txt") == ["failed"])
+            await server.shutdown()
+        }
+
+        @Test("the jar's Cookie field goes where curl writes it: after Referer, before the -H fields and the body's")
+        func fieldPlace() {
+            let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
+            writeFile(dir + "/in.txt", "www.example.com\tFALSE\t/\tFALSE\t0\thost\t1\n")
+            let run = courier(["--offline", "-b", dir + "/in.txt", "-H", "X-A: 1", "-e", "http://r/", "-d", "x", "http://www.example.com/"])
+            #expect(run.stdout == crlfText("POST / HTTP/1.1\nHost: www.example.com\nUser-Agent: courier/0.1\nAccept: */*\nReferer: http://r/\n"
+                + "Cookie: host=1\nX-A: 1\nContent-Length: 1\nContent-Type: application/x-www-form-urlencoded\n\nx"))
+            // No cookie for this URL: no Cookie field at all (the mark is never sent).
+            let none = courier(["--offline", "-b", dir + "/in.txt", "-H", "X-A: 1", "http://other.example.com/"])
+            #expect(none.stdout == crlfText("GET / HTTP/1.1\nHost: other.example.com\nUser-Agent: courier/0.1\nAccept: */*\nX-A: 1\n\n"))
         }
 
         @Test("--offline shows the Cookie field the jar and -b give")

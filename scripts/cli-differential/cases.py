@@ -311,3 +311,39 @@ case("-0 sends HTTP/1.0", ["-s", "-0", "{u}/s?body=old"])
 case("-0 with a POST", ["-s", "-0", "-d", "a=1", "{u}/echo"])
 case("-0 for two URLs", ["-s", "-0", "{u}/s?body=1", "{u}/s?body=2"])
 case("-0 -T - cannot be framed: 25", ["-s", "-0", "-T", "-", "{u}/put/"], stdin=b"x")
+
+# ---------------------------------------------------------------------------------------------
+# Issue 12 §2: cookies (-b, -c, -j). The cookie files themselves differ in their comment line and
+# order (docs/cookies.md); CookieCLITests has curl read courier's files and courier read curl's.
+
+NOFILES = ("req", "out", "exit")
+# Names of different lengths, longest first: curl sends longer names first, courier the oldest.
+COOKIE_FILE = (b"# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\t1\n"
+               b"127.0.0.1\tFALSE\t/\tFALSE\t4102444800\tkeep\t2\n#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\tho\t3\n"
+               b".other.test\tTRUE\t/\tFALSE\t0\telsewhere\t4\n")
+case("-b NAME=VALUE is sent where curl puts Cookie", ["-s", "-b", "a=1", "-b", "b=2", "-e", "http://r/", "-H", "X-A: 1", "-d", "x", "{u}/"])
+case("-H Cookie replaces the -b literal", ["-s", "-b", "a=1", "-H", "Cookie: c=3", "{u}/"])
+case("-b NAME=VALUE does not store cookies", ["-s", "-b", "a=1", "{u}/s?h=Set-Cookie:k=v", "{u}/"])
+case("-b '' stores and sends cookies across URLs", ["-s", "-b", "", "-H", "X-A: 1", "-d", "x", "{u}/s?h=Set-Cookie:k=v", "{u}/"])
+case("the jar's cookies, then the -b literal, in one field", ["-s", "-b", "", "-b", "x=y", "{u}/s?h=Set-Cookie:k=v", "{u}/"])
+case("Max-Age=0 deletes a cookie", ["-s", "-b", "", "{u}/s?h=Set-Cookie:k=v%3B%20Path=/s&h=Set-Cookie:m=1",
+                                   "{u}/s?h=Set-Cookie:k=x%3B%20Path=/s%3B%20Max-Age=0", "{u}/s"])
+case("Path limits where a cookie goes", ["-s", "-b", "", "{u}/s?h=Set-Cookie:p=1%3B%20Path=/echo", "{u}/", "{u}/echo"])
+case("-L sends the cookies a redirect set", ["-s", "-L", "-b", "", "{u}/redirect/302?to=/s&h=Set-Cookie:r=1"])
+case("-b FILE reads curl's cookie file", ["-s", "-b", "in.txt", "{u}/"], files={"in.txt": COOKIE_FILE})
+case("-j drops the file's session cookies", ["-s", "-j", "-b", "in.txt", "{u}/"], files={"in.txt": COOKIE_FILE})
+case("-c FILE in one group, -b FILE in the next", ["-s", "-c", "jar.txt", "{u}/s?h=Set-Cookie:k=v", "-:", "-b", "jar.txt", "{u}/"],
+     compare=NOFILES)
+case("-: a group without -b FILE or -c neither sends nor stores cookies",
+     ["-s", "-b", "", "{u}/s?h=Set-Cookie:k=v", "-:", "{u}/s?h=Set-Cookie:n=1", "-:", "-b", "", "{u}/"])
+case("-b literal after a redirect to another origin", ["-s", "-L", "-b", "a=1", "{u}/redirect/302?to=http://localhost:{p}/s"],
+     differs="the -b NAME=VALUE literal is not sent to another origin after a redirect (as a -H Cookie field; curl sends it to every host)",
+     differs_in=("req",), check=lambda c, k: field(k, "Cookie", 0) == "a=1" and field(k, "Cookie", 1) is None
+     and field(c, "Cookie", 1) == "a=1")
+case("cookies of one path length go in creation order", ["-s", "-b", "", "{u}/s?h=Set-Cookie:a=1&h=Set-Cookie:long=2", "{u}/"],
+     differs="cookies of the same path length are sent oldest first (RFC 6265 §5.4); curl sends longer domains, then longer names, then the newest first",
+     differs_in=("req",), check=lambda c, k: field(k, "Cookie", 1) == "a=1; long=2" and field(c, "Cookie", 1) == "long=2; a=1")
+case("the jar's cookies and a -H Cookie in one field", ["-s", "-b", "", "-H", "Cookie: c=3", "{u}/s?h=Set-Cookie:k=v", "{u}/"],
+     differs="the jar's cookies and a -H Cookie field are sent in one Cookie field (curl sends two)",
+     differs_in=("req",), check=lambda c, k: field(k, "Cookie", 1) == "k=v; c=3"
+     and [v for n, v in c.requests[1][1] if n.lower() == "cookie"] == ["k=v", "c=3"])

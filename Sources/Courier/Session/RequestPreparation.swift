@@ -62,14 +62,22 @@ enum RequestPreparation {
     /// The request with the jar's cookies for its URL (RFC 6265 §5.4, layered-cookies "The Cookie
     /// Header Field"): one Cookie field, the jar's cookies first, then the value of each Cookie
     /// field the caller gave, joined with "; ", at the place of the caller's first Cookie field
-    /// (else after the other fields). Without a jar, or when nothing applies, the request as it is.
+    /// (else after the other fields). With a jar, an empty Cookie field only marks that place: it
+    /// is never sent on its own (the CLI puts one where curl writes the jar's cookies). Without a
+    /// jar, or when nothing changes, the request as it is.
     static func addingCookies(to request: HTTPRequest, from jar: CookieJar?) -> HTTPRequest {
         guard let jar else { return request }
-        let given = request.headers["Cookie"].filter { !$0.isEmpty }
+        let fields = request.headers["Cookie"]
+        let given = fields.filter { !$0.isEmpty }
         let cookies = jar.cookieFieldValue(for: request.uri)
-        guard cookies != nil || given.count > 1 else { return request }
+        guard cookies != nil || given.count > 1 || given.count != fields.count else { return request }
         var sent = request
-        sent.headers.replaceOrAdd(name: "Cookie", value: ((cookies.map { [$0] } ?? []) + given).joined(separator: "; "))
+        let values = (cookies.map { [$0] } ?? []) + given
+        if values.isEmpty {
+            sent.headers.remove(name: "Cookie")
+        } else {
+            sent.headers.replaceOrAdd(name: "Cookie", value: values.joined(separator: "; "))
+        }
         return sent
     }
 
