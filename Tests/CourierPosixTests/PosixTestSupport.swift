@@ -62,7 +62,17 @@ private func expectNoDescriptorLeakLocked(_ comment: Comment, sourceLocation: So
     // libdispatch opens its timer descriptors lazily on the first Task.sleep: warm it up so they
     // exist before the snapshot (CourierPosix itself never creates a timerfd).
     try? await Task.sleep(for: .milliseconds(1))
-    let before = openDescriptors()
+    // The test before may still be closing its descriptors on another thread (a loop shutting
+    // down, a losing Happy Eyeballs attempt): wait (bounded) until two snapshots 10 ms apart
+    // agree and none is mid-close (readlink failing: "?"), so a close of theirs that lands during
+    // this body is not counted as this body's.
+    var before = openDescriptors()
+    for _ in 0..<100 {
+        try? await Task.sleep(for: .milliseconds(10))
+        let again = openDescriptors()
+        if again == before && !again.values.contains("?") { break }
+        before = again
+    }
     try await body()
     var after = openDescriptors()
     var tries = 0

@@ -320,7 +320,7 @@ public final class Session: Sendable {
         case .none: break
         case .bytes(let body): bytes.writeBuffer(body)
         case .multipart(let form):
-            do { try form.render(into: &bytes, fileSystem: PosixFileSystem()) } catch {
+            do { try form.render(into: &bytes, fileSystem: PosixFileSystem(mimeTypes: nil)) } catch {
                 throw SessionError(.fileReadFailed, "rendering the multipart body failed: \(error)", url: url)
             }
         case .file(let path):

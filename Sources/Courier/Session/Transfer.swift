@@ -429,8 +429,9 @@ struct Transfer: Sendable {
             }
         case .multipart(let form):
             // Segments: framing and in-memory parts as shared slices, file ranges with sendfile on
-            // plain connections (zero copy) or read into one buffer over TLS.
-            var stream = form.makeBodyStream(fileSystem: PosixFileSystem())
+            // plain connections (zero copy) or read into one buffer over TLS. The parts' types
+            // were fixed when they were appended: no MIME database is read here, on the pool.
+            var stream = form.makeBodyStream(fileSystem: PosixFileSystem(mimeTypes: nil))
             var openFile: (path: String, file: File)?
             defer { try? openFile?.file.close() }
             while true {
