@@ -278,7 +278,7 @@ struct JSONSanitizerPass {
         guard let token = stringToken(&s, at: p, next: next) else { return nil }
         let pointer = canonical(token.bytes, inOutput: token.inOutput)
         let readable = token.inOutput ? token.length : count &- token.bytes
-        let hash = JSONTapeBuilder.hash(pointer, token.length, readable: readable)
+        let hash = JSONNameSet.hash(pointer, token.length, readable: readable)
         let bit: UInt64 = 1 &<< UInt64(hash & 63)
         let seen = hash & 64 == 0 ? top.signature : top.signature2
         let large = names.count &- top.nameStart >= 32
