@@ -25,22 +25,6 @@ struct JSONSanitizerPass {
     private struct Frame {
         var isObject: Bool
         var hasOutput: Bool
-        var nameStart: Int
-        var signature: UInt64
-        var signature2: UInt64
-    }
-
-    /// A member name of an open object: where it starts in the output, and its canonical bytes
-    /// (in the input when `inOutput` is false).
-    private struct Name {
-        var outputStart: Int
-        var bytes: Int
-        var length: Int
-        var hash: UInt32
-        var inOutput: Bool
-        var removed: Bool
-        /// The previous name of the same object with the same hash (large objects), or -1.
-        var previous: Int
     }
 
     private let base: UnsafePointer<UInt8>
@@ -48,11 +32,11 @@ struct JSONSanitizerPass {
     private let maxDepth: Int
     private var out: FixedSink
     private var runStart = 0
-    private var names: [Name] = []
+    /// The member names of the open objects. A record's `slot` is where the member starts in
+    /// the output; its `location` is where its canonical bytes are: an input offset (≥ 0), or
+    /// `-1 - x` for output offset x (a name with escapes, written re-escaped).
+    private var names = JSONNameSet()
     private var deletions: [(start: Int, end: Int)] = []
-    /// For open objects of more than 32 names, keyed by their first name's index: hash → the
-    /// latest name with that hash, so the check for repeated names stays linear.
-    private var tables: [Int: [UInt32: Int]] = [:]
     private var scratch: UnsafeMutablePointer<UInt8>? = nil
     private var scratchCapacity = 0
 
@@ -62,7 +46,10 @@ struct JSONSanitizerPass {
     static func run(_ base: UnsafePointer<UInt8>, count: Int, limits: JSONParser.Limits, into output: UnsafeMutablePointer<UInt8>) -> Int? {
         var pass = JSONSanitizerPass(base: base, count: count, maxDepth: limits.maxDepth,
                                      out: FixedSink(base: output, capacity: count))
-        defer { pass.scratch?.deallocate() }
+        defer {
+            pass.scratch?.deallocate()
+            pass.names.deallocate()
+        }
         guard pass.run() else { return nil }
         if !pass.deletions.isEmpty { pass.compact() }
         return pass.out.count
@@ -104,8 +91,9 @@ struct JSONSanitizerPass {
         guard p < count else { return false }
         runStart = p
         var depth = 0
-        var top = Frame(isObject: false, hasOutput: false, nameStart: 0, signature: 0, signature2: 0)
-        var outer: [Frame] = []
+        var top = Frame(isObject: false, hasOutput: false)
+        var outer = JSONStack<Frame>(capacity: 16)
+        defer { outer.deallocate() }
         var mark = 0
         var atMemberName = false
 
@@ -115,7 +103,7 @@ struct JSONSanitizerPass {
                 // SAFETY (whole loop): every base[x] is preceded by a check that x < count.
                 guard p < count, base[p] == UInt8(ascii: "\"") else { return false }
                 let q = s.next()
-                guard let end = name(&s, at: p, next: q, in: &top) else { return false }
+                guard let end = name(&s, at: p, next: q) else { return false }
                 guard q < count, base[q] == UInt8(ascii: ":") else { return false }
                 if end != q { skip(from: end, to: q) }
                 p = s.next()
@@ -134,7 +122,7 @@ struct JSONSanitizerPass {
                     out.write(base + runStart, count: p &- runStart)
                     out.count = mark
                     runStart = end
-                    if top.isObject { popName(top) }
+                    if top.isObject { names.removeLast() }
                 }
             } else {
                 top.hasOutput = true
@@ -148,9 +136,10 @@ struct JSONSanitizerPass {
                         end = q &+ 1
                         q = s.next()
                     } else {
-                        if depth > 0 { outer.append(top) }
+                        if depth > 0 { outer.push(top) }
                         depth &+= 1
-                        top = Frame(isObject: isObject, hasOutput: false, nameStart: names.count, signature: 0, signature2: 0)
+                        top = Frame(isObject: isObject, hasOutput: false)
+                        if isObject { names.openObject() }
                         mark = virtual(q)
                         p = q
                         atMemberName = isObject
@@ -162,10 +151,9 @@ struct JSONSanitizerPass {
                     end = stringEnd
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                     q = s.next()
-                    var scanner = JSONScanner(base: base, count: count)
-                    scanner.position = p
-                    guard let range = try? scanner.scanNumberFast(), endsToken(range.upperBound, next: q) else { return false }
-                    end = range.upperBound
+                    let number = JSONNumberSyntax.scan(base, count, at: p).end
+                    guard number > p, endsToken(number, next: q) else { return false }
+                    end = number
                 case UInt8(ascii: "t"):
                     q = s.next()
                     guard literal(at: p, next: q, 0x6575_7274) else { return false }
@@ -204,13 +192,10 @@ struct JSONSanitizerPass {
                     continue nextValue
                 }
                 guard next == (top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
-                if top.isObject {
-                    names.removeSubrange(top.nameStart...)
-                    if !tables.isEmpty { tables[top.nameStart] = nil }
-                }
+                if top.isObject { names.closeObject() }
                 depth &-= 1
                 if depth > 0 {
-                    top = outer.removeLast()
+                    top = outer.pop()
                     // The container itself is output of its parent.
                     top.hasOutput = true
                 }
@@ -273,73 +258,25 @@ struct JSONSanitizerPass {
     /// A member name: written like a string, then checked against the object's earlier names.
     /// - Returns: the end of the name token, or nil when it is invalid.
     @inline(__always)
-    private mutating func name(_ s: inout JSONStructuralScanner, at p: Int, next: Int, in top: inout Frame) -> Int? {
+    private mutating func name(_ s: inout JSONStructuralScanner, at p: Int, next: Int) -> Int? {
         let outputStart = virtual(p)
         guard let token = stringToken(&s, at: p, next: next) else { return nil }
-        let pointer = canonical(token.bytes, inOutput: token.inOutput)
+        let pointer = token.inOutput ? UnsafePointer(out.base + token.bytes) : base + token.bytes
         let readable = token.inOutput ? token.length : count &- token.bytes
-        let hash = JSONNameSet.hash(pointer, token.length, readable: readable)
-        let bit: UInt64 = 1 &<< UInt64(hash & 63)
-        let seen = hash & 64 == 0 ? top.signature : top.signature2
-        let large = names.count &- top.nameStart >= 32
-        if seen & bit != 0 || large {
-            removeEarlierMember(pointer, token.length, hash: hash, nextStart: outputStart, in: top, large: large)
+        let input = base
+        let output = UnsafePointer(out.base)
+        let replaced = names.add(pointer, length: token.length, readable: readable,
+                                 location: token.inOutput ? -1 &- token.bytes : token.bytes, slot: outputStart) { location in
+            // SAFETY: locations are input offsets of names without escapes or output offsets of
+            // names written re-escaped (before any compaction, which runs only at the end).
+            location >= 0 ? input + location : output + (-1 &- location)
         }
-        if hash & 64 == 0 { top.signature |= bit } else { top.signature2 |= bit }
-        var previous = -1
-        if large {
-            if tables[top.nameStart] == nil { buildTable(top) }
-            previous = tables[top.nameStart]![hash] ?? -1
-            tables[top.nameStart]![hash] = names.count
+        if let replaced {
+            // The member runs from its name to the comma before the next member (the record
+            // after it: the name just added, or a later one).
+            deletions.append((names.record(replaced).slot, names.record(replaced &+ 1).slot &- 1))
         }
-        names.append(Name(outputStart: outputStart, bytes: token.bytes, length: token.length, hash: hash,
-                          inOutput: token.inOutput, removed: false, previous: previous))
         return token.end
-    }
-
-    @inline(__always)
-    private func canonical(_ offset: Int, inOutput: Bool) -> UnsafePointer<UInt8> {
-        inOutput ? UnsafePointer(out.base + offset) : base + offset
-    }
-
-    private mutating func buildTable(_ top: Frame) {
-        var table: [UInt32: Int] = [:]
-        var i = top.nameStart
-        while i < names.count {
-            names[i].previous = table[names[i].hash] ?? -1
-            table[names[i].hash] = i
-            i &+= 1
-        }
-        tables[top.nameStart] = table
-    }
-
-    /// Drops the last name (its member's value was a null being removed).
-    private mutating func popName(_ top: Frame) {
-        let name = names.removeLast()
-        if tables[top.nameStart] != nil {
-            tables[top.nameStart]![name.hash] = name.previous >= 0 ? name.previous : nil
-        }
-    }
-
-    @inline(never)
-    private mutating func removeEarlierMember(_ pointer: UnsafePointer<UInt8>, _ length: Int, hash: UInt32, nextStart: Int, in top: Frame, large: Bool) {
-        var i = names.count &- 1
-        if large {
-            if tables[top.nameStart] == nil { buildTable(top) }
-            i = tables[top.nameStart]![hash] ?? -1
-        }
-        while i >= top.nameStart {
-            let name = names[i]
-            if !name.removed && name.hash == hash && name.length == length
-                && JSONStrings.equal(canonical(name.bytes, inOutput: name.inOutput), pointer, length) {
-                // The member runs from its name to the comma before the next member.
-                let end = (i &+ 1 < names.count ? names[i &+ 1].outputStart : nextStart) &- 1
-                deletions.append((name.outputStart, end))
-                names[i].removed = true
-                return
-            }
-            i = large ? name.previous : i &- 1
-        }
     }
 
     /// Removes the recorded member ranges, each with the comma after it (or, for the last member
