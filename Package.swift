@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CourierJSON", targets: ["CourierJSON"]),
         .library(name: "CourierPool", targets: ["CourierPool"]),
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
+        .library(name: "CourierCookies", targets: ["CourierCookies"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierCompression", targets: ["CourierCompression"]),
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
@@ -34,6 +35,9 @@ let package = Package(
         .target(name: "CourierJSON", dependencies: ["CourierBytes"], swiftSettings: strict),
         .target(name: "CourierPool", swiftSettings: strict),
         .target(name: "CourierMultipart", dependencies: ["CourierBytes"], swiftSettings: strict),
+        // The cookie store (RFC 6265, layered-cookies), Set-Cookie, cookie dates, public suffixes,
+        // the Netscape cookie file: pure; CookieJar in Courier is its thread-safe shell.
+        .target(name: "CourierCookies", dependencies: ["CourierBytes", "CourierURL"], swiftSettings: strict),
 
         // The system OpenSSL, imported only by CourierTLS (design §7).
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
@@ -55,14 +59,24 @@ let package = Package(
         // The public client: the low-level connection API (Connection/) and AFNetworking's request
         // and response serializers (Serialization/); the session joins later.
         .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart",
-                                                "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression"],
+                                                "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression", "CourierCookies"],
                 swiftSettings: strict),
 
         // `courier`: the command-line tool (design §9), with `courier bench`.
+        // Counts the process's allocation calls for `courier bench` by defining malloc & co.: only
+        // the executable may link it (a library must never replace its program's allocator).
+        .target(name: "CCourierAllocationCounter"),
+
         .executableTarget(name: "CourierCLI", dependencies: [
+            "CCourierAllocationCounter",
             "Courier", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
-            "CourierTLS", "CourierURL",
-        ], swiftSettings: strict),
+            "CourierTLS", "CourierURL", "CourierCookies",
+        ], swiftSettings: strict,
+        // Release builds link the Swift runtime statically: most of the tool's resident set is the
+        // pages of shared libraries it touches (libswiftCore alone was 4.7 MB of a 15 MB process),
+        // and a static runtime touches a third less (docs/benchmarks.md). Debug builds keep the
+        // shared runtime (faster links while iterating).
+        linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
 
         // Shared test helpers (the split harness every parser test goes through).
         .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
@@ -79,6 +93,9 @@ let package = Package(
         .testTarget(name: "CourierCompressionTests", dependencies: ["CourierCompression", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierPoolTests", dependencies: ["CourierPool"], swiftSettings: strict),
+        // Go's cookiejar tables, the http-state parser and date cases, test_psl.txt, file format.
+        .testTarget(name: "CourierCookiesTests", dependencies: ["CourierCookies", "CourierURL", "CourierHTTP1", "CourierBytes", "CourierTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "CourierMultipartTests", dependencies: ["CourierMultipart", "CourierTestSupport"],
                     swiftSettings: strict),
         // The PEM files are embedded in TestCertificates.swift by Certificates/generate.sh.
@@ -97,7 +114,7 @@ let package = Package(
         // --offline bytes, -w, and transfers against an in-process loopback server.
         .testTarget(name: "CourierCLITests", dependencies: ["CourierLoopbackServer"], swiftSettings: strict),
         // Session: every task kind against the embedded loopback server.
-        .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCompression", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
+        .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCompression", "CourierCookies", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
                     swiftSettings: strict),
         // Session against httpbin started by scripts/httpbin/run; skipped (visibly) without it.
         .testTarget(name: "CourierHTTPBinTests", dependencies: ["Courier", "CourierTestSupport"],

@@ -11,7 +11,7 @@ let courier = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deleti
 let v6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let fuzzTargets = [
-    "fuzz-uri", "fuzz-percent", "fuzz-query", "fuzz-response", "fuzz-chunked", "fuzz-request", "fuzz-json", "fuzz-pool", "fuzz-multipart", "fuzz-tls", "fuzz-serialization", "fuzz-inflate", "fuzz-idna",
+    "fuzz-uri", "fuzz-percent", "fuzz-query", "fuzz-response", "fuzz-chunked", "fuzz-request", "fuzz-json", "fuzz-pool", "fuzz-multipart", "fuzz-tls", "fuzz-serialization", "fuzz-inflate", "fuzz-idna", "fuzz-cookies",
 ]
 
 let package = Package(
@@ -20,7 +20,7 @@ let package = Package(
     targets: [
         .target(
             name: "FuzzChecks",
-            dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierPool", "CourierMultipart", "CourierTLS", "CourierCompression", "Courier"].map {
+            dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierPool", "CourierMultipart", "CourierTLS", "CourierCompression", "CourierCookies", "Courier"].map {
                 .product(name: $0, package: courier)
             },
             swiftSettings: v6

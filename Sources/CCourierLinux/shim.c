@@ -1,5 +1,6 @@
 // Implementations that need _GNU_SOURCE or must hide a packed struct from Swift.
 #define _GNU_SOURCE
+#include <sys/random.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,19 @@ int courier_terminal_columns(int fd) {
 void courier_ignore_sigpipe(void) { (void)signal(SIGPIPE, SIG_IGN); }
 
 int courier_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int courier_pipe_nonblocking(int fds[2], int size) {
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    (void)fcntl(fds[1], F_SETPIPE_SZ, size);
+    return 0;
+}
+
+ssize_t courier_splice(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len, unsigned int flags) {
+    return splice(fd_in, (loff_t *)off_in, fd_out, (loff_t *)off_out, len, flags);
+}
+
+unsigned int courier_splice_move(void) { return SPLICE_F_MOVE; }
+unsigned int courier_splice_nonblock(void) { return SPLICE_F_NONBLOCK; }
 
 static volatile sig_atomic_t courier_terminations = 0;
 static int courier_termination_fd = -1;
@@ -147,6 +161,10 @@ int courier_stat(const char *path, int64_t *size, int *is_directory) {
     *size = (int64_t)info.st_size;
     *is_directory = S_ISDIR(info.st_mode) ? 1 : 0;
     return 0;
+}
+
+ssize_t courier_getrandom(void *buffer, size_t length, unsigned int flags) {
+    return getrandom(buffer, length, flags);
 }
 
 ssize_t courier_getxattr(const char *path, const char *name, void *value, size_t size) {

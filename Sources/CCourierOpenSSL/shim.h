@@ -53,14 +53,10 @@ static inline int courier_SSL_session_reused(const SSL *ssl) {
     return (int)SSL_session_reused((SSL *)ssl);
 }
 
-// MARK: BIO macros
+// MARK: BIO macros (the custom ciphertext BIO's retry flags)
 
-static inline int courier_BIO_set_mem_eof_return(BIO *bio, int value) {
-    return (int)BIO_set_mem_eof_return(bio, value);
-}
-static inline long courier_BIO_get_mem_data(BIO *bio, char **data) {
-    return BIO_get_mem_data(bio, data);
-}
+static inline void courier_BIO_set_retry_read(BIO *bio) { BIO_set_retry_read(bio); }
+static inline void courier_BIO_clear_retry_flags(BIO *bio) { BIO_clear_retry_flags(bio); }
 
 // MARK: Error queue (ERR_GET_* are inline functions or macros depending on the version)
 

@@ -111,19 +111,28 @@ enum Bench {
             }
             return try BenchTarget(url: values.positionals[0], caCertificate: values.value(.caCertificate))
         }
+        func measured(_ body: () async throws -> BenchResult) async throws -> String {
+            var (result, cost) = try await BenchCost.measure(body)
+            result.cost = cost
+            return result.line
+        }
         switch name {
         case "get":
-            let result = try await BenchClient.get(try target(), requests: try number(.requests, "--requests", default: 1000),
-                                                   connections: try number(.connections, "--connections", default: 1),
-                                                   keepAlive: !values.flag(.noKeepAlive))
-            print(result.line)
+            let benchTarget = try target()
+            let requests = try number(.requests, "--requests", default: 1000)
+            let connections = try number(.connections, "--connections", default: 1)
+            let keepAlive = !values.flag(.noKeepAlive)
+            print(try await measured { try await BenchClient.get(benchTarget, requests: requests, connections: connections, keepAlive: keepAlive) })
         case "download":
-            print(try await BenchClient.download(try target()).line)
+            let benchTarget = try target()
+            print(try await measured { try await BenchClient.download(benchTarget) })
         case "upload":
             guard let file = values.value(.file) else { throw BenchError.usage("courier: (2) bench upload needs --file PATH") }
             // Streamed from the file (sendfile on plain connections): memory stays flat whatever
             // the file's size.
-            print(try await BenchClient.upload(try target(), file: file, multipart: values.flag(.multipart)).line)
+            let benchTarget = try target()
+            let multipart = values.flag(.multipart)
+            print(try await measured { try await BenchClient.upload(benchTarget, file: file, multipart: multipart) })
         case "soak":
             guard values.positionals.count <= 1 else {
                 throw BenchError.usage("courier: (2) bench soak takes at most one URL; try 'courier bench soak --help'")
@@ -197,6 +206,9 @@ extension Bench {
                                                       privateKeyPEM: LoopbackIdentity.serverKeyPEM)))
         var trust = TLSConfiguration()
         trust.trustRoots = .certificates(try Certificate.certificates(fromPEM: Array(LoopbackIdentity.caCertificatePEM.utf8)))
+        // The same trust without a session cache: every handshake in full, for comparison.
+        var trustWithoutResumption = trust
+        trustWithoutResumption.sessionCacheCapacity = 0
 
         let requests = quick ? 2_000 : 20_000
         let tlsRequests = quick ? 1_000 : 5_000
@@ -206,7 +218,9 @@ extension Bench {
         defer { try? File.remove(uploadPath) }
 
         func plainTarget(_ path: String) -> BenchTarget { BenchTarget(host: "localhost", port: plain.port, tls: nil, target: path) }
-        func tlsTarget(_ path: String) -> BenchTarget { BenchTarget(host: "localhost", port: tlsServer.port, tls: trust, target: path) }
+        func tlsTarget(_ path: String, resumption: Bool = true) -> BenchTarget {
+            BenchTarget(host: "localhost", port: tlsServer.port, tls: resumption ? trust : trustWithoutResumption, target: path)
+        }
         let mib = large >> 20
         let workloads: [(String, String, Bool, () async throws -> BenchResult)] = [
             ("GET 1 KiB, 1 connection", "plain", false, { try await BenchClient.get(plainTarget("/bytes/1024"), requests: requests, connections: 1) }),
@@ -218,23 +232,31 @@ extension Bench {
             ("GET 1 KiB, 1 connection", "TLS", false, { try await BenchClient.get(tlsTarget("/bytes/1024"), requests: tlsRequests, connections: 1) }),
             ("GET 1 KiB, new connection each", "TLS", false, {
                 try await BenchClient.get(tlsTarget("/bytes/1024"), requests: handshakes, connections: 1, keepAlive: false) }),
+            ("… the same, no session resumption", "TLS", false, {
+                try await BenchClient.get(tlsTarget("/bytes/1024", resumption: false), requests: handshakes, connections: 1, keepAlive: false) }),
         ]
         print("courier \(Courier.CourierVersion.version) bench — embedded loopback server on 127.0.0.1 (plain :\(plain.port), TLS :\(tlsServer.port))")
         print(pad("workload", 38, right: true) + pad("transport", 10, right: true) + pad("requests", 9) + pad("seconds", 9)
-              + pad("rate", 14) + pad("CPU", 16) + pad("peak RSS", 10))
+              + pad("rate", 14) + pad("CPU", 16) + pad("peak RSS", 10) + pad("mallocs", 14) + pad("switches", 16))
         for (name, transport, isBulk, body) in workloads {
             ProcessUsage.resetPeakMemory()
             let before = ProcessUsage.cpuSeconds()
-            let result = try await body()
+            let (result, spent) = try await BenchCost.measure(body)
             let cpu = ProcessUsage.cpuSeconds() - before
             let peak = ProcessUsage.peakMemoryBytes()
             let rate = isBulk ? fixed(Double(result.bytes) / result.seconds / 1e6, 0) + " MB/s"
                               : fixed(Double(result.requests) / result.seconds, 0) + " req/s"
             let cost = isBulk ? fixed(cpu / (Double(result.bytes) / 1e9), 2) + " s/GB"
                               : fixed(cpu / Double(result.requests) * 1e6, 1) + " µs/req"
+            // Allocations and context switches per request, or per MB for bulk transfers.
+            let unit = isBulk ? Double(result.bytes) / 1e6 : Double(result.requests)
+            let suffix = isBulk ? "/MB" : "/req"
+            let mallocs = fixed(Double(spent.allocations) / unit, 1) + suffix
+            let switches = fixed(Double(spent.voluntarySwitches) / unit, 2) + "+" + fixed(Double(spent.involuntarySwitches) / unit, 2) + suffix
             print(pad(name, 38, right: true) + pad(transport, 10, right: true) + pad(String(result.requests), 9)
                   + pad(fixed(result.seconds, 2), 9) + pad(rate, 14) + pad(cost, 16)
-                  + pad(peak.map { fixed(Double($0) / 1048576, 1) + " MiB" } ?? "?", 10))
+                  + pad(peak.map { fixed(Double($0) / 1048576, 1) + " MiB" } ?? "?", 10)
+                  + pad(mallocs, 14) + pad(switches, 16))
         }
         let soakRequests = quick ? 10_000 : 100_000
         let soak = try await BenchSoak.run(base: try URI(parsing: "http://127.0.0.1:\(plain.port)/"), requests: soakRequests)
@@ -243,7 +265,12 @@ extension Bench {
               + pad(fixed(Double(soak.requests) / soak.seconds, 0) + " req/s", 14)
               + pad("RSS +" + fixed(Double(soak.growth) / 1048576, 2) + " MiB", 16)
               + pad(fixed(Double(soak.baseline) / 1048576, 1) + " MiB", 10))
+        let handshakeCounts = try TLSClientContext.shared(for: trust).handshakeStatistics
+        print("TLS handshakes with resumption on: \(handshakeCounts.completed), of which \(handshakeCounts.resumed) resumed a session.")
         print("CPU is this process's user + system time (the embedded server's included); peak RSS is reset before each workload.")
+        print("mallocs: allocation calls; switches: voluntary+involuntary context switches of every thread — per request, or")
+        print("per MB for bulk transfers, the embedded server's included (`courier bench get|download URL` against an outside")
+        print("server prints the client's alone).")
         print("The soak row shows the RSS growth after the first 1,000 requests (target: under 2 MiB) and the RSS at 1,000.")
         await plain.shutdown()
         await tlsServer.shutdown()

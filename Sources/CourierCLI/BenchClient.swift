@@ -1,6 +1,7 @@
 // The client side of every benchmark workload: HTTP1Connection directly, one connection per
 // worker, keep-alive unless told otherwise; bodies are streamed and counted, never buffered whole.
 
+import CCourierAllocationCounter
 import Courier
 import CourierBytes
 import CourierHTTP1
@@ -20,8 +21,34 @@ struct BenchResult: Sendable {
     var requests: Int
     var bytes: Int
     var seconds: Double
+    /// What the workload cost the process: allocation calls and context switches (voluntary and
+    /// involuntary, every thread), from just before to just after it.
+    var cost = BenchCost()
 
-    var line: String { "requests=\(requests) bytes=\(bytes) seconds=\(fixed(seconds, 6))" }
+    /// The peer harness's line (it reads requests=, bytes= and seconds=; the rest is extra).
+    var line: String {
+        "requests=\(requests) bytes=\(bytes) seconds=\(fixed(seconds, 6)) mallocs=\(cost.allocations)"
+            + " csw_voluntary=\(cost.voluntarySwitches) csw_involuntary=\(cost.involuntarySwitches)"
+    }
+}
+
+/// Allocation calls and context switches over an interval.
+struct BenchCost: Sendable {
+    var allocations = 0
+    var voluntarySwitches = 0
+    var involuntarySwitches = 0
+
+    /// Runs `body` and records what it cost.
+    static func measure<T>(_ body: () async throws -> T) async rethrows -> (T, BenchCost) {
+        let usage = ResourceUsage.current()
+        let allocations = courier_allocation_count()
+        let value = try await body()
+        let after = ResourceUsage.current()
+        let cost = BenchCost(allocations: Int(courier_allocation_count() - allocations),
+                             voluntarySwitches: after.voluntaryContextSwitches - usage.voluntaryContextSwitches,
+                             involuntarySwitches: after.involuntaryContextSwitches - usage.involuntaryContextSwitches)
+        return (value, cost)
+    }
 }
 
 enum BenchClient {
@@ -84,7 +111,7 @@ enum BenchClient {
         var headers = HTTPHeaders()
         let size: Int
         if multipart {
-            var random = SystemRandomNumberGenerator()
+            var random = KernelRandom()
             var form = MultipartForm(boundary: MultipartBoundary(using: &random))
             try form.appendFile(atPath: path, name: "file", fileSystem: PosixFileSystem())
             headers.add(name: "Content-Type", value: form.contentType)

@@ -17,22 +17,23 @@ enum CourierMain {
         if arguments.first == "bench" {
             await Bench.main(Array(arguments.dropFirst()))
         }
-        let options: TransferOptions
+        let groups: [TransferOptions]
         do {
-            options = try TransferOptions.parse(arguments)
+            groups = try TransferOptions.parse(arguments)
         } catch {
             printError("courier: (2) \(error.message); try 'courier --help'")
             ProcessControl.exit(2)
         }
-        if options.showsHelp {
+        let global = groups[0].global
+        if global.showsHelp {
             try? StandardStreams.writeOutput(TransferOptions.helpText)
             ProcessControl.exit(0)
         }
-        if options.showsVersion {
-            try? StandardStreams.writeOutput("courier \(CourierCLIInfo.version)\n")
+        if global.showsVersion {
+            try? StandardStreams.writeOutput(CourierCLIInfo.versionText)
             ProcessControl.exit(0)
         }
-        let code = await TransferRunner(options: options).run()
+        let code = await TransferRunner(groups: groups).run()
         ProcessControl.exit(code)
     }
 }

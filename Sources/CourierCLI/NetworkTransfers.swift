@@ -1,19 +1,26 @@
-// NetworkTransfers: the transfers of one command line, on one Session (connections are reused
-// between URLs, as curl reuses them).
+// NetworkTransfers: the transfers of one group of URLs, on a Session shared with every group whose
+// session settings are the same (connections are reused between URLs, as curl reuses them).
 //
 // Per URL, by output:
 // - stdout: a StreamTask; body slices are written as they arrive (-i/-I print the heads first,
 //   redirect heads included with -L, as curl does);
-// - -o FILE: a DownloadTask (temporary file beside FILE, renamed on success, removed on failure);
-//   with -C -, a DownloadTask resuming FILE in place (ResumeData.partialPath == FILE) whose
-//   validator (ETag or Last-Modified) and total length were kept in FILE's extended attribute
-//   `user.courier.validator` by an earlier run;
+// - a file (-o FILE, -O, -J): a DownloadTask (temporary file beside FILE, renamed on success,
+//   removed on failure; `DownloadDestination` says whether an existing file may be replaced: -J's
+//   name never replaces one, --no-clobber takes NAME.N) — with -C -, a DownloadTask resuming FILE
+//   in place (ResumeData.partialPath == FILE) whose validator (ETag or Last-Modified) and total
+//   length were kept in FILE's extended attribute `user.courier.validator` by an earlier run;
 // - --json-response / --sanitize-nulls: a DataTask with AFNetworking's JSON serializer (as a
 //   JSONDocument: no tree); compact JSON and one newline on success, nothing on stdout on
 //   failure. Any JSON value is accepted at the top level (`null` prints `null`).
-// -f: a status >= 400 prints no body and exits 22. SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the
-// running task (which removes its temporary file; a -C - partial file keeps what arrived) and the
-// process ends by the same signal (TransferRunner).
+// Then, after each transfer: -D writes the response heads, --etag-save the ETag, -R the file's
+// time. -f: a status >= 400 prints no body and exits 22 (--fail-with-body: after the body).
+// SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the running task (which removes its temporary file; a
+// -C - partial file keeps what arrived) and the process ends by the same signal (TransferRunner).
+//
+// Redirects (-L) follow curl's rules on top of the session's: after 301 and 302 only a POST
+// becomes a GET (--post301/--post302 keep it), after 303 everything but HEAD does (--post303 keeps
+// a POST); --proto-redir limits the schemes (exit 1); --location-trusted sends the credentials to
+// other hosts too; -e ";auto" sets Referer to the previous URL.
 
 import Courier
 import CourierBytes
@@ -28,26 +35,115 @@ import Synchronization
 /// may be empty), VALIDATOR an ETag (starting with `"` or `W/`) or a Last-Modified date.
 let validatorAttribute = "user.courier.validator"
 
-final class NetworkTransfers: Sendable {
-    let options: TransferOptions
-    let settings: TransferSettings
-    let session: Session
-    let progress: ProgressBar?
+/// Where one URL's body goes.
+enum OutputPlan: Sendable {
+    /// Standard output.
+    case stdout
+    /// A file named on the command line (-o), after --output-dir and #N.
+    case file(String)
+    /// -O: the URL's name (or the reason there is none), in `directory` (--output-dir); with -J,
+    /// the server's name when it gives one.
+    case remote(urlName: Result<String, CLIError>, directory: String?)
+}
+
+/// What every group shares: the running task (for termination signals) and the signal that came.
+final class TransferControl: Sendable {
     private let current = Mutex<(any SessionTask)?>(nil)
     /// The termination signal that arrived (0: none).
     private let signal = Atomic<Int32>(0)
 
-    init(options: TransferOptions, settings: TransferSettings) throws(CLIError) {
+    func track(_ task: (any SessionTask)?) { current.withLock { $0 = task } }
+
+    /// A termination signal (run on the signal watcher thread, not in a signal handler): cancel
+    /// the running task — its temporary file goes before it completes, a -C - partial file keeps
+    /// what arrived — and the runner then ends the process by the same signal. With no task
+    /// running, end it at once; if the cancellation takes more than two seconds, end it anyway.
+    func terminate(by signal: Int32) {
+        self.signal.store(signal, ordering: .releasing)
+        guard let task = current.withLock({ $0 }) else { ProcessControl.terminate(bySignal: signal) }
+        task.cancel()
+        Task {
+            try? await Task.sleep(for: .seconds(2))
+            ProcessControl.terminate(bySignal: signal)
+        }
+    }
+
+    /// The termination signal that arrived, if one did.
+    var terminationSignal: Int32? {
+        let value = signal.load(ordering: .acquiring)
+        return value == 0 ? nil : value
+    }
+}
+
+/// Facts a redirect handler learns that the transfer needs afterwards.
+final class RedirectMonitor: Sendable {
+    private let refused = Mutex<String?>(nil)
+
+    /// The scheme a redirect was refused for (--proto-redir), if one was.
+    var refusedScheme: String? { refused.withLock { $0 } }
+    func refuse(_ scheme: String) { refused.withLock { $0 = scheme } }
+    func reset() { refused.withLock { $0 = nil } }
+}
+
+final class NetworkTransfers: Sendable {
+    let options: TransferOptions
+    let settings: TransferSettings
+    let session: Session
+    let control: TransferControl
+    let progress: ProgressBar?
+    let monitor: RedirectMonitor
+    /// -D files already written by an earlier transfer (appended to, not truncated).
+    let dumpedFiles: SharedPaths
+
+    init(options: TransferOptions, settings: TransferSettings, session: Session, monitor: RedirectMonitor, control: TransferControl,
+         progress: ProgressBar?, dumpedFiles: SharedPaths) {
         self.options = options
         self.settings = settings
-        self.session = Session(configuration: try NetworkTransfers.configuration(options: options, settings: settings))
-        let showsBar = !options.silent && (options.progressBar || Terminal.isTerminal(2))
-        progress = showsBar ? ProgressBar() : nil
+        self.session = session
+        self.monitor = monitor
+        self.control = control
+        self.progress = progress
+        self.dumpedFiles = dumpedFiles
     }
 
     // MARK: Configuration
 
-    static func configuration(options: TransferOptions, settings: TransferSettings) throws(CLIError) -> SessionConfiguration {
+    /// A key that is the same for two groups exactly when their sessions would be configured
+    /// alike, so they can share one (and its connections).
+    static func sessionKey(_ options: TransferOptions) -> String {
+        var parts: [String] = []
+        parts.append(options.location ? "L" : "")
+        parts.append(options.locationTrusted ? "t" : "")
+        parts.append(options.maxRedirects ?? "")
+        parts.append([options.post301, options.post302, options.post303].map { $0 ? "1" : "0" }.joined())
+        parts.append(options.connectTimeout ?? "")
+        parts.append(options.maxTime ?? "")
+        parts.append(options.idleTimeout ?? "")
+        parts.append(options.maxFilesize ?? "")
+        parts.append(options.compressed ? "c" : "")
+        parts.append(options.createFileMode ?? "")
+        parts.append(options.caCertificate ?? "")
+        parts.append(options.insecure ? "k" : "")
+        parts.append(options.pinnedPublicKey ?? "")
+        parts.append(options.pinnedCertificate ?? "")
+        parts.append(options.resolve.joined(separator: "\u{1}"))
+        parts.append(options.connectTo.joined(separator: "\u{1}"))
+        parts.append(options.ipv4 ? "4" : options.ipv6 ? "6" : "")
+        parts.append(options.protoRedirect ?? "")
+        parts.append(options.happyEyeballsTimeout ?? "")
+        parts.append(options.tlsv1_3 ? "13" : "")
+        parts.append(options.tlsMax ?? "")
+        parts.append(options.ciphers ?? "")
+        parts.append(options.tls13Ciphers ?? "")
+        parts.append(options.noSessionID ? "n" : "")
+        parts.append(options.referer ?? "")
+        parts.append(options.anyAuth ? (options.user ?? "") : "")
+        // The run has one jar: a group uses it or not.
+        parts.append(CookieOptions.enablesEngine(options: options.cookie, jar: options.cookieJar) ? "cookies" : "")
+        return parts.joined(separator: "\u{0}")
+    }
+
+    static func configuration(options: TransferOptions, settings: TransferSettings, monitor: RedirectMonitor) throws(CLIError) -> SessionConfiguration {
         var c = SessionConfiguration()
         c.defaultHeaders = HTTPHeaders()  // the request carries every field (RequestBuilder)
         c.followsRedirects = options.location
@@ -58,7 +154,25 @@ final class NetworkTransfers: Sendable {
         c.maximumDownloadSize = settings.maxFilesize
         c.acceptsCompressedResponses = options.compressed
         c.downloadFileMode = settings.createFileMode
-        c.allowsInsecureRedirects = false
+        c.allowsInsecureRedirects = settings.redirectProtocols?.contains("http") ?? false
+        c.cookieJar = settings.cookieJar
+        if let delay = settings.attemptDelay { c.connectionAttemptDelay = delay }
+        if options.ipv4 { c.addressFamily = .v4 }
+        if options.ipv6 { c.addressFamily = .v6 }
+        c.tls.minimumVersion = options.tlsv1_3 ? .v1_3 : .v1_2
+        c.tls.maximumVersion = settings.tlsMaximum
+        c.tls.cipherList = options.ciphers
+        c.tls.tls13CipherSuites = options.tls13Ciphers
+        if options.noSessionID { c.tls.sessionCacheCapacity = 0 }
+        if options.ciphers != nil || options.tls13Ciphers != nil {
+            // curl's 59 for a cipher list OpenSSL refuses, found before anything is sent.
+            var probe = TLSConfiguration()
+            probe.cipherList = options.ciphers
+            probe.tls13CipherSuites = options.tls13Ciphers
+            do { _ = try TLSClientContext(configuration: probe) } catch {
+                throw CLIError(59, "failed setting cipher list: \(error.message)")
+            }
+        }
         if let path = options.caCertificate { c.tls.trustRoots = .pemFile(path: path) }
         if options.insecure { c.tls.certificateVerification = .none }
         var policy: SecurityPolicy?
@@ -96,72 +210,163 @@ final class NetworkTransfers: Sendable {
             }
             c.resolveOverrides.append(entry)
         }
+        for text in options.connectTo {
+            guard let entry = ConnectToOverride(parsing: text) else {
+                throw CLIError.usage("--connect-to expects HOST1:PORT1:HOST2:PORT2, not \"\(printable(text))\"")
+            }
+            c.connectTo.append(entry)
+        }
+        if options.location { c.redirectHandler = redirectHandler(options: options, settings: settings, monitor: monitor) }
+        if options.anyAuth, let user = options.user {
+            // --anyauth: the credentials go only after a 401 asks, with the strongest scheme offered
+            // that courier has — Basic today.
+            let colon = user.firstIndex(of: ":")
+            let credential = Credential(user: colon.map { String(user[..<$0]) } ?? user,
+                                        password: colon.map { String(user[user.index(after: $0)...]) } ?? "")
+            c.challengeHandler = { challenge in
+                guard case .httpAuthentication(let response, _, let failures) = challenge, failures == 0 else { return .performDefaultHandling }
+                let offered = response.headers["WWW-Authenticate"].map { lowercasedASCII($0) }
+                return offered.contains { $0 == "basic" || $0.hasPrefix("basic ") || $0.contains(", basic") } ? .useCredential(credential) : .performDefaultHandling
+            }
+        }
         return c
+    }
+
+    /// curl's redirect rules on top of the session's (the top of this file).
+    private static func redirectHandler(options: TransferOptions, settings: TransferSettings,
+                                        monitor: RedirectMonitor) -> @Sendable (Redirect) async -> RedirectDecision {
+        let autoReferer = options.referer?.hasSuffix(";auto") ?? false
+        let allowed = settings.redirectProtocols
+        return { redirect in
+            let previous = redirect.previousRequest
+            var next = redirect.nextRequest
+            if let allowed, let scheme = next.uri.scheme, !allowed.contains(scheme) {
+                monitor.refuse(scheme)
+                return .refuse
+            }
+            let isPost = uppercasedASCII(previous.method.rawValue) == "POST"
+            let crossOrigin = !(previous.uri.scheme == next.uri.scheme && previous.uri.host == next.uri.host
+                                && previous.uri.effectivePort == next.uri.effectivePort)
+            let keepsMethod: Bool
+            switch redirect.status {
+            case 301: keepsMethod = !isPost || options.post301
+            case 302: keepsMethod = !isPost || options.post302
+            case 303: keepsMethod = previous.method == .head || (isPost && options.post303)
+            default: keepsMethod = true
+            }
+            if keepsMethod && next.method != previous.method {
+                // The session turned it into a GET; curl keeps the method and the body.
+                let uri = next.uri
+                next = previous
+                next.uri = uri
+                if crossOrigin {
+                    for name in ["Authorization", "Cookie", "Proxy-Authorization", "Host"] { next.headers.remove(name: name) }
+                }
+            }
+            var fields = Array(next.headers).map { ($0.name, $0.value) }
+            if options.locationTrusted, crossOrigin, let credentials = previous.headers.first(name: "Authorization"),
+               !next.headers.contains(name: "Authorization") {
+                fields.insert(("Authorization", credentials), at: 0)
+            }
+            if autoReferer {
+                let referer = previous.uri.removingFragment
+                var text = referer.redactedDescription
+                if let query = referer.query, query.isEmpty, !text.hasSuffix("?") { text += "?" }
+                fields.removeAll { lowercasedASCII($0.0) == "referer" }
+                // After the fields curl writes before Referer.
+                let before: Set<String> = ["authorization", "range", "content-range", "user-agent", "accept", "accept-encoding"]
+                var index = 0
+                while index < fields.count && before.contains(lowercasedASCII(fields[index].0)) { index += 1 }
+                fields.insert(("Referer", text), at: index)
+            }
+            next.headers = HTTPHeaders(fields)
+            return .followWith(next)
+        }
     }
 
     // MARK: Transfers
 
-    func perform(_ request: HTTPRequest, index: Int, values: inout WriteOutValues) async throws(CLIError) {
-        let observed = ObservedEvents(verbose: options.verbose)
-        if options.verbose, let host = request.uri.host, host.unicodeDescription != host.description {
+    func perform(_ prepared: PreparedRequest, output plan: OutputPlan, values: inout WriteOutValues) async throws(CLIError) {
+        let request = prepared.request
+        let observed = ObservedEvents(verbose: options.global.verbose)
+        monitor.reset()
+        if options.global.verbose, let host = request.uri.host, host.unicodeDescription != host.description {
             // DNS, TLS, the Host field and cookies all use the ASCII form (docs/url.md).
             StandardStreams.writeError("* International host name \(host.unicodeDescription) converted to \(host.text)\n")
         }
+        // -D and --etag-save files exist (emptied) before the transfer, as curl opens them.
+        try prepareSideFiles()
         progress?.transferStarted()
         defer { progress?.transferEnded() }
-        let output = index < options.output.count ? options.output[index] : nil
+        var failure: CLIError?
         do throws(CLIError) {
             if options.jsonResponse || options.sanitizeNulls {
                 try await jsonTransfer(request, observed: observed, values: &values)
-            } else if let output, output != "-" {
-                try await download(request, to: output, observed: observed, values: &values)
             } else {
-                try await streamTransfer(request, observed: observed, values: &values)
+                switch plan {
+                case .stdout, .file("-"):
+                    try await streamTransfer(request, observed: observed, values: &values)
+                case .file(let path):
+                    try await download(request, path: .fixed(path), observed: observed, values: &values)
+                case .remote(let urlName, let directory):
+                    try await download(request, path: .remote(urlName, directory: directory), observed: observed, values: &values)
+                }
             }
         } catch {
-            observed.fill(&values)
-            if let signal = terminationSignal { throw CLIError(128 + signal, "interrupted by signal \(signal)") }
-            throw error
+            failure = error
         }
         observed.fill(&values)
-        if options.verbose, let host = request.uri.host?.text {
+        if let signal = control.terminationSignal { throw CLIError(128 + signal, "interrupted by signal \(signal)") }
+        writeSideFiles(observed)
+        if let scheme = monitor.refusedScheme, failure == nil || failure?.code == 22 {
+            failure = CLIError(1, "Protocol \"\(scheme)\" not supported or disabled in libcurl")
+        }
+        if let failure { throw failure }
+        if options.global.verbose, let host = request.uri.host?.text {
             StandardStreams.writeError("* Connection to host \(host) left intact\n")
         }
     }
 
-    /// A termination signal (run on the signal watcher thread, not in a signal handler): cancel
-    /// the running task — its temporary file goes before it completes, a -C - partial file keeps
-    /// what arrived — and the runner then ends the process by the same signal. With no task
-    /// running, end it at once; if the cancellation takes more than two seconds, end it anyway.
-    func terminate(by signal: Int32) {
-        self.signal.store(signal, ordering: .releasing)
-        guard let task = current.withLock({ $0 }) else { ProcessControl.terminate(bySignal: signal) }
-        task.cancel()
-        Task {
-            try? await Task.sleep(for: .seconds(2))
-            ProcessControl.terminate(bySignal: signal)
+    // MARK: -D, --etag-save
+
+    private func prepareSideFiles() throws(CLIError) {
+        if let path = options.dumpHeader, path != "-", path != "%" {
+            let first = dumpedFiles.insert(path)
+            if first {
+                do { try writeFileReplacing(path, ByteBuffer()) } catch {
+                    throw CLIError(23, "Failed to open \(path): \(error)")
+                }
+            }
+        }
+        if let path = options.etagSave, path != "-" {
+            do { try writeFileReplacing(path, ByteBuffer()) } catch {
+                throw CLIError(23, "Failed creating file for saving etags: \"\(path)\": \(error)")
+            }
         }
     }
 
-    /// The termination signal that arrived, if one did.
-    var terminationSignal: Int32? {
-        let value = signal.load(ordering: .acquiring)
-        return value == 0 ? nil : value
+    private func writeSideFiles(_ observed: ObservedEvents) {
+        let heads = observed.heads
+        if let path = options.dumpHeader, path != "-" {
+            var text = ""
+            for head in heads { text += Trace.headText(head) }
+            if path == "%" { StandardStreams.writeError(text) } else { try? appendFile(path, ByteBuffer(string: text)) }
+        }
+        if let path = options.etagSave {
+            var text = ""
+            for head in heads {
+                for value in head.headers["ETag"] where !value.isEmpty { text += value + "\n" }
+            }
+            if path == "-" { try? StandardStreams.writeOutput(text) } else { try? appendFile(path, ByteBuffer(string: text)) }
+        }
     }
 
-    func finish() async {
-        progress?.close()
-        await session.finishTasksAndInvalidate()
-    }
-
-    private func track(_ task: (any SessionTask)?) { current.withLock { $0 = task } }
-
-    private func fail(for status: Int, url: String) -> CLIError {
+    private func fail(for status: Int) -> CLIError {
         CLIError(22, "The requested URL returned error: \(status)")
     }
 
     private func mapped(_ error: SessionError) -> CLIError {
-        if let signal = terminationSignal { return CLIError(128 + signal, "interrupted by signal \(signal)") }
+        if let signal = control.terminationSignal { return CLIError(128 + signal, "interrupted by signal \(signal)") }
         return CLIError(Int32(error.curlExitCode), message(for: error))
     }
 
@@ -173,35 +378,42 @@ final class NetworkTransfers: Sendable {
 
     private func writeStdout(_ text: String) throws(CLIError) { try writeStdout(ByteBuffer(string: text)) }
 
+    /// Whether a status fails the transfer (-f, --fail-with-body).
+    private func fails(_ status: Int) -> Bool { (options.fail || options.failWithBody) && status >= 400 }
+
     // MARK: stdout
 
     private func streamTransfer(_ request: HTTPRequest, observed: ObservedEvents, values: inout WriteOutValues) async throws(CLIError) {
         let task = session.streamTask(with: request)
         task.setObserver(observed.observe)
         if let progress { task.setProgressHandler(upload: nil, download: { progress.update($0) }) }
-        track(task)
-        defer { track(nil) }
+        control.track(task)
+        defer { control.track(nil) }
         let response: StreamedResponse
         do { response = try await task.response() } catch {
-            values.numConnects = (await task.completedMetrics()).connectCount
+            // A failure before any response still reports its times (-w %{time_total} of a
+            // transfer that timed out is the deadline, as curl's).
+            fill(&values, await task.completedMetrics())
             throw mapped(error)
         }
         values.httpCode = response.info.status
         values.contentType = response.head.headers.first(name: "Content-Type") ?? ""
         values.responseHeaders = response.info.headers
-        if options.fail && response.info.status >= 400 {
+        let refused = monitor.refusedScheme != nil
+        if (options.fail && response.info.status >= 400) || refused {
             // The error body is read and dropped (the connection stays reusable); cancelling a
             // stream task whose body is not being read does not complete it (session issue).
             do throws(SessionError) { for try await _ in response.body {} } catch {}
             fill(&values, await task.completedMetrics())
             values.httpCode = response.info.status
-            throw fail(for: response.info.status, url: response.url)
+            if refused { return }
+            throw fail(for: response.info.status)
         }
         // The first failed write to stdout (the reader went away: EPIPE, SIGPIPE being ignored)
         // cancels the task; the transfer then ends with curl's 23, whatever point of the body
         // it reached, and the next URL is still attempted.
         let output = StdoutWriter(task: task)
-        if options.include || options.headOnly {
+        if options.include || options.headOnly || options.dumpHeader == "-" {
             for head in observed.heads { output.write(ByteBuffer(string: Trace.headText(head))) }
         }
         do throws(SessionError) {
@@ -211,29 +423,77 @@ final class NetworkTransfers: Sendable {
         } catch {
             fill(&values, await task.completedMetrics())
             values.httpCode = response.info.status
-            if let failure = output.failure, terminationSignal == nil { throw failure }
+            if let failure = output.failure, control.terminationSignal == nil { throw failure }
             throw mapped(error)
         }
         fill(&values, await task.completedMetrics())
         values.httpCode = response.info.status
         if let failure = output.failure { throw failure }
+        if fails(response.info.status) { throw fail(for: response.info.status) }
     }
 
-    // MARK: -o FILE
+    // MARK: Files
 
-    private func download(_ request: HTTPRequest, to path: String, observed: ObservedEvents, values: inout WriteOutValues) async throws(CLIError) {
-        values.filenameEffective = path
+    private enum FileName: Sendable {
+        case fixed(String)
+        case remote(Result<String, CLIError>, directory: String?)
+    }
+
+    private func download(_ request: HTTPRequest, path given: FileName, observed: ObservedEvents, values: inout WriteOutValues) async throws(CLIError) {
+        // -O without -J: the name is the URL's, known before anything is sent.
+        var resolved = given
+        if case .remote(let urlName, let directory) = given, !options.remoteHeaderName {
+            switch urlName {
+            case .success(let fromURL): resolved = .fixed(directory.map { $0 + "/" + fromURL } ?? fromURL)
+            case .failure(let error): throw error
+            }
+        }
+        let name = resolved
         let failOnError = options.fail
+        let resuming = settings.resume
+        let noClobber = options.noClobber
+        let headerName = options.remoteHeaderName
+        let createDirs = options.createDirs
+        let removeOnError = options.removeOnError
+        let monitor = self.monitor
         let holder = Mutex<DownloadTask?>(nil)
         let refusedStatus = Atomic<Int>(0)
-        let destination: @Sendable (HTTPResponseHead, URI) -> String = { head, _ in
-            if failOnError && head.status >= 400 {
+        let noName = Mutex<CLIError?>(nil)
+        let placement: @Sendable (HTTPResponseHead, URI) -> DownloadDestination = { head, _ in
+            var path: String
+            var policy: ExistingFilePolicy = noClobber ? .numbered(limit: 99) : .replace
+            switch name {
+            case .fixed(let fixed):
+                path = fixed
+            case .remote(let urlName, let directory):
+                var chosen: String?
+                if headerName, let disposition = head.headers.first(name: "Content-Disposition"),
+                   let given = OutputNames.contentDispositionName(disposition) {
+                    chosen = given
+                    // curl never overwrites a file with a name the server chose.
+                    if !noClobber { policy = .keep }
+                } else if case .success(let fromURL) = urlName {
+                    chosen = fromURL
+                }
+                guard let chosen else {
+                    if case .failure(let error) = urlName { noName.withLock { $0 = error } }
+                    holder.withLock { $0 }?.cancel()
+                    return DownloadDestination(path: "/dev/null")
+                }
+                path = directory.map { $0 + "/" + chosen } ?? chosen
+            }
+            // A 416 to a resume is the download task's to judge (the file may be complete: curl
+            // does not fail on it either).
+            if (failOnError && head.status >= 400 && !(resuming && head.status == 416)) || monitor.refusedScheme != nil {
                 refusedStatus.store(head.status, ordering: .releasing)
                 holder.withLock { $0 }?.cancel()
             }
-            return path
+            return DownloadDestination(path: path, existingFile: policy, createsDirectories: createDirs,
+                                       removesPartialFileOnFailure: removeOnError)
         }
-        if settings.resume {
+        let fixedPath: String? = { if case .fixed(let path) = name { return path } else { return nil } }()
+        if case .fixed(let path) = name { values.filenameEffective = path }
+        if settings.resume, let path = fixedPath {
             // -C - continues a regular file; a device, a FIFO or standard output holds no partial
             // download (curl would write into it; refusing is safer).
             let target: OutputTarget
@@ -245,32 +505,51 @@ final class NetworkTransfers: Sendable {
             }
         }
         let task: DownloadTask
-        if settings.resume, let record = resumeRecord(for: request, at: path) {
+        if settings.resume, let path = fixedPath, let record = resumeRecord(for: request, at: path) {
             var headers = request.headers
             headers.remove(name: "Content-Type")
-            task = session.downloadTask(resumingWith: record, headers: headers, destination: destination)
+            task = session.downloadTask(resumingWith: record, headers: headers, placement: placement)
         } else {
-            task = session.downloadTask(with: request, keepsPartialData: false, destination: destination)
+            task = session.downloadTask(with: request, keepsPartialData: false, placement: placement)
         }
         holder.withLock { $0 = task }
         task.setObserver(observed.observe)
         if let progress { task.setProgressHandler(upload: nil, download: { progress.update($0) }) }
-        track(task)
-        defer { track(nil) }
+        control.track(task)
+        defer { control.track(nil) }
         let result = await task.result()
         fill(&values, result.metrics)
         if let head = result.head {
             values.httpCode = head.status
             values.contentType = head.headers.first(name: "Content-Type") ?? ""
             values.responseHeaders = head.headers
-            if settings.resume { saveValidator(head, at: path) }
+            // The record follows the bytes on disk: it changes only when the response was taken
+            // (a refused resume — a mismatch, a 416 — leaves file and record as they were).
+            var refusedResume = false
+            if case .failure(let error) = result.result { refusedResume = error.code == .resumeMismatch || error.code == .rangeNotSatisfiable }
+            if settings.resume, let path = fixedPath, head.status != 416, !refusedResume { saveValidator(head, at: path) }
         }
+        if case .success(let path) = result.result { values.filenameEffective = path }
+        if let error = noName.withLock({ $0 }) { throw error }
         let refused = refusedStatus.load(ordering: .acquiring)
-        if refused != 0 { throw fail(for: refused, url: request.uri.redactedDescription) }
-        if options.include || options.headOnly {
+        if monitor.refusedScheme != nil { return }
+        if refused != 0 { throw fail(for: refused) }
+        if options.include || options.headOnly || options.dumpHeader == "-" {
             for head in observed.heads { try writeStdout(Trace.headText(head)) }
         }
-        if case .failure(let error) = result.result { throw mapped(error) }
+        switch result.result {
+        case .failure(let error):
+            if error.code == .fileWriteFailed, error.errnoValue == Errno.fileExists.rawValue {
+                throw CLIError(23, "Failure writing output to destination: \(noClobber ? "no free name (NAME.1 ... NAME.99 all exist)" : "refusing to overwrite an existing file"): \(error.message)")
+            }
+            throw mapped(error)
+        case .success(let path):
+            if options.remoteTime, let head = result.head, let text = head.headers.first(name: "Last-Modified"),
+               let seconds = CurlDate.parse(text) {
+                _ = await BlockingIOThread.shared.run { () -> Bool in (try? File.setTimes(atPath: path, to: seconds)) != nil }
+            }
+            if let head = result.head, options.failWithBody, head.status >= 400 { throw fail(for: head.status) }
+        }
     }
 
     /// The resume record for FILE: its size, and the validator an earlier run saved.
@@ -293,16 +572,19 @@ final class NetworkTransfers: Sendable {
     /// Keeps the response's validator and total length on FILE for the next `-C -`.
     private func saveValidator(_ head: HTTPResponseHead, at path: String) {
         guard (try? File.size(atPath: path)) != nil else { return }
-        guard let validator = head.headers.first(name: "ETag") ?? head.headers.first(name: "Last-Modified") else {
-            try? File.removeExtendedAttribute(validatorAttribute, atPath: path)
-            return
-        }
+        let validator = head.headers.first(name: "ETag") ?? head.headers.first(name: "Last-Modified") ?? ""
         var total = ""
         if head.status == 206, let range = head.headers.first(name: "Content-Range"), let slash = range.lastIndex(of: "/") {
             let text = range[range.index(after: slash)...]
             if UInt64(text) != nil { total = String(text) }
         } else if head.status == 200, let length = head.headers.first(name: "Content-Length"), UInt64(length) != nil {
             total = length
+        }
+        // Without a validator the total alone is kept: a later 206 naming another total is then
+        // still caught as a mismatch.
+        guard !validator.isEmpty || !total.isEmpty else {
+            try? File.removeExtendedAttribute(validatorAttribute, atPath: path)
+            return
         }
         try? File.setExtendedAttribute(validatorAttribute, value: Array((validator + "\n" + total).utf8), atPath: path)
     }
@@ -316,8 +598,8 @@ final class NetworkTransfers: Sendable {
         let task = session.dataTask(with: request, serializer: serializer)
         task.setObserver(observed.observe)
         if let progress { task.setProgressHandler(upload: nil, download: { progress.update($0) }) }
-        track(task)
-        defer { track(nil) }
+        control.track(task)
+        defer { control.track(nil) }
         task.resume()
         let response = await task.response()
         fill(&values, response.metrics)
@@ -363,12 +645,15 @@ final class NetworkTransfers: Sendable {
     private func message(for error: SessionError) -> String {
         if error.curlExitCode == 23 { return "Failure writing output to destination: " + error.message }
         if let connection = error.connectionError {
-            switch connection.curlExitCode {
+            switch error.curlExitCode {
             case 6: return "Could not resolve host: \(hostOf(error))"
             case 7: return "Failed to connect: \(connection.message)"
             case 28: return "Operation timed out: \(connection.message)"
             case 52: return "Empty reply from server"
-            default: return connection.message
+            // curl's words, with the system's reason when there is one.
+            case 55: return "Failed sending data to the peer" + (connection.errno.map { ": \($0.message)" } ?? "")
+            case 56 where connection.errno != nil: return "Recv failure: \(connection.errno!.message)"
+            default: return error.message
             }
         }
         return error.message
@@ -448,4 +733,26 @@ final class ObservedEvents: Sendable {
             }
         }
     }
+}
+
+/// Replaces (or creates, 0666 less the umask) a small side file: -D, --etag-save.
+func writeFileReplacing(_ path: String, _ bytes: ByteBuffer) throws(Errno) {
+    let file = try File.open(path, access: .writeOnly, create: true, truncate: true, mode: 0o666)
+    defer { try? file.close() }
+    try file.write(bytes, at: 0)
+}
+
+/// Appends to a side file (created when missing).
+func appendFile(_ path: String, _ bytes: ByteBuffer) throws(Errno) {
+    let file = try File.open(path, access: .writeOnly, create: true, mode: 0o666)
+    defer { try? file.close() }
+    try file.write(bytes, at: try file.size())
+}
+
+/// Paths shared between groups (the -D files already begun).
+final class SharedPaths: Sendable {
+    private let paths = Mutex<Set<String>>([])
+
+    /// Adds `path`; whether it was new.
+    func insert(_ path: String) -> Bool { paths.withLock { $0.insert(path).inserted } }
 }

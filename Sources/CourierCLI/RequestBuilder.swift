@@ -1,17 +1,20 @@
 // RequestBuilder: the command line turned into one HTTPRequest per URL (design §9, "Rules the
-// flags follow").
+// flags follow"; docs/cli.md "The request").
 //
-// Everything that does not depend on the URL is decided once, before any URL is looked at, so that
-// bad input fails before anything is sent (design §6): the method (43 when it is not a token),
-// the header fields (43 for CR, LF, NUL or a bad name), the body (files read now; 26 when one
-// cannot be read), usage conflicts (2). Then each URL is parsed (3), its scheme checked (1), and the
-// query and credentials that belong to it are added.
+// Everything that does not depend on the URL is decided once per group, before any URL is looked
+// at, so that bad input fails before anything is sent (design §6): the method (43 when it is not
+// a token), the header fields (43 for CR, LF, NUL or a bad name), the body (files read now; 26
+// when one cannot be read), usage conflicts (2). Then each URL (after globbing) is parsed (3), its
+// scheme checked (1), its path's dot segments removed (unless --path-as-is), and what belongs to
+// it added: the query pieces, URL credentials, the upload file (-T) and its name.
 //
-// Header order on the wire: Host (added by the encoder), Authorization (-u or URL userinfo),
-// User-Agent, Accept, Accept-Encoding (--compressed), Accept-Language, then the -H fields in
-// order, then Content-Type, then Content-Length (added by the encoder). An -H field replaces the
-// default of the same name (the default is not sent; the -H one goes in the -H position, as curl
-// does); `-H "Name:"` removes it; `-H "Name;"` sends it with an empty value.
+// Header order on the wire is curl's: Host (added by the encoder), Authorization, Range or
+// Content-Range, User-Agent, Accept, Accept-Encoding, Referer, Transfer-Encoding (a chunked
+// upload), Accept-Language (courier's own, from the environment), If-Modified-Since or
+// If-Unmodified-Since, If-None-Match (--etag-compare), then the -H fields in order (with --json's
+// Content-Type and Accept after them), then Content-Length, Content-Type and Expect. An -H field
+// replaces the default of the same name (the default is not sent; the -H one goes in the -H
+// position, as curl does); `-H "Name:"` removes it; `-H "Name;"` sends it with an empty value.
 
 import Courier
 import CourierBytes
@@ -21,8 +24,9 @@ import CourierMultipart
 import CourierPosix
 import CourierTLS
 import CourierURL
+import Synchronization
 
-/// The parts of every request that do not depend on the URL.
+/// The parts of every request of a group that do not depend on the URL.
 struct RequestTemplate: Sendable {
     enum Body: Sendable {
         case none
@@ -30,18 +34,49 @@ struct RequestTemplate: Sendable {
         case multipart(MultipartForm)
     }
 
-    var method: HTTPMethod
-    /// Default fields not overridden, then -H fields, then Content-Type. No Authorization.
-    var headers: HTTPHeaders
-    /// Added to every URL's query ("&" after an existing query, "?" otherwise).
+    /// -X, when given.
+    var explicitMethod: HTTPMethod?
+    /// What the options imply without -X and -T: HEAD (-I), GET (-G), POST (data, -F), else GET.
+    var impliedMethod: HTTPMethod
+    /// The -H fields to send (removals and ignored lines left out), then --json's.
+    var custom: [(name: String, value: String)]
+    /// Lower-cased names given with -H (set or removed): defaults of those names are not sent.
+    var mentioned: Set<String>
+    /// Added to every URL's query ("&" after an existing query, "?" otherwise): --url-query
+    /// pieces, then --params and the -G data.
     var query: String
     var body: Body
-    /// Whether an -H field or -u decides Authorization (URL userinfo is then ignored).
-    var authorizationFixed: Bool
-    /// The Authorization field from -u, placed first after Host.
+    /// The default Content-Type of the body (unless -H names one).
+    var contentType: String?
+    /// The Authorization field from -u (Basic) or --oauth2-bearer, placed first after Host.
     var authorization: String?
-    /// Lower-cased names removed with `-H "Name:"`.
-    var removedHeaders: Set<String>
+    /// Whether -u, --oauth2-bearer or an -H field decides Authorization (URL userinfo is then
+    /// not sent).
+    var authorizationFixed: Bool
+    /// Credentials held back until a 401 asks for them (--anyauth).
+    var deferredCredentials: String?
+    /// The default fields in curl's order: User-Agent (nil: none), Accept, Accept-Encoding,
+    /// Referer, Accept-Language.
+    var userAgent: String?
+    var accept: String?
+    var acceptEncoding: String?
+    var referer: String?
+    var acceptLanguage: String?
+    /// -r's value.
+    var range: String?
+    /// If-Modified-Since / If-Unmodified-Since.
+    var timeCondition: (name: String, value: String)?
+    /// If-None-Match from --etag-compare.
+    var ifNoneMatch: String?
+    /// Whether -C - was given (with -T: the whole file as Content-Range 0-N/N, as curl does).
+    var resumeUpload: Bool
+}
+
+/// One URL's request, with what the runner needs to know about it.
+struct PreparedRequest: Sendable {
+    var request: HTTPRequest
+    /// The upload file (-T), or nil.
+    var upload: String?
 }
 
 struct RequestBuilder {
@@ -49,46 +84,58 @@ struct RequestBuilder {
     let environment: [String: String]
     let boundary: MultipartBoundary
 
-    /// The method, headers and body shared by every URL.
+    /// The method, headers and body shared by every URL of the group.
     /// - Throws: `CLIError` 2 (usage), 43 (bad method or field), 26 (unreadable file).
     func template() throws(CLIError) -> RequestTemplate {
         let hasData = !options.data.isEmpty || !options.dataBinary.isEmpty || !options.dataRaw.isEmpty
             || !options.dataURLEncode.isEmpty || !options.json.isEmpty
         let hasForm = !options.form.isEmpty
+        let hasUpload = options.nodes.contains { $0.upload != nil }
         if hasForm && hasData {
             throw .usage("You can only select one HTTP request method! You asked for both POST (using -d) and multipart formpost (using -F).")
         }
-        if options.headOnly && ((hasData && !options.get) || hasForm) {
-            throw .usage("You can only select one HTTP request method! You asked for both HEAD (using -I) and POST (using \(hasForm ? "-F" : "-d")).")
+        if hasUpload && (hasForm || (hasData && !options.get)) {
+            throw .usage("You can only select one HTTP request method! You asked for both PUT (using -T) and POST (using \(hasForm ? "-F" : "-d")).")
+        }
+        if options.headOnly && ((hasData && !options.get) || hasForm || hasUpload) {
+            let other = hasUpload ? "PUT (using -T)" : "POST (using \(hasForm ? "-F" : "-d"))"
+            throw .usage("You can only select one HTTP request method! You asked for both HEAD (using -I) and \(other).")
         }
         if options.params != nil && !options.json.isEmpty { throw .usage("--params cannot be combined with --json") }
         if options.jsonResponse && options.headOnly { throw .usage("--json-response needs a body; it cannot be combined with -I") }
 
-        // The method: as typed, else implied by the other options.
-        let implied: String
-        if options.headOnly { implied = "HEAD" }
-        else if options.get { implied = "GET" }
-        else if hasForm || hasData { implied = "POST" }
-        else { implied = "GET" }
-        let methodText = options.method ?? implied
-        let method: HTTPMethod
-        do { method = try HTTPMethod(methodText) } catch {
-            throw CLIError(43, "invalid request method \"\(printable(methodText))\" (not an HTTP token)")
+        // The method: as typed, else implied by the other options (-T's PUT is per URL).
+        let implied: HTTPMethod
+        if options.headOnly { implied = .head }
+        else if options.get { implied = .get }
+        else if hasForm || hasData { implied = .post }
+        else { implied = .get }
+        var explicit: HTTPMethod?
+        if let text = options.method {
+            do { explicit = try HTTPMethod(text) } catch {
+                throw CLIError(43, "invalid request method \"\(printable(text))\" (not an HTTP token)")
+            }
         }
+        let methodText = options.method ?? implied.rawValue
         let upper = uppercasedASCII(methodText)
         if hasForm && (upper == "GET" || upper == "HEAD") {
             throw .usage("-F cannot be used with \(upper): a multipart body needs a method that carries a body")
         }
 
         // The -H fields, checked before anything else happens.
-        var custom = HTTPHeaders()
-        var removed = Set<String>()
+        var custom: [(name: String, value: String)] = []
         var mentioned = Set<String>()  // lower-cased names given with -H (set or removed)
         for line in try headerLines() {
             guard let field = try parseHeader(line) else { continue }
-            let key = lowercasedASCII(field.name)
-            mentioned.insert(key)
-            if let value = field.value { custom.add(name: field.name, value: value) } else { removed.insert(key) }
+            mentioned.insert(lowercasedASCII(field.name))
+            if let value = field.value { custom.append((field.name, value)) }
+        }
+        // --json adds its fields after the -H ones, unless -H gave them (curl).
+        if !options.json.isEmpty {
+            if !mentioned.contains("content-type") { custom.append(("Content-Type", "application/json")) }
+            if !mentioned.contains("accept") { custom.append(("Accept", "application/json")) }
+            mentioned.insert("content-type")
+            mentioned.insert("accept")
         }
 
         // Parameters (AFNetworking): query for GET, HEAD, DELETE (or -G), form body otherwise.
@@ -103,9 +150,14 @@ struct RequestBuilder {
         }
         let parametersInQuery = options.get || ["GET", "HEAD", "DELETE"].contains(upper)
 
-        // The data, joined in command-line order.
-        let data = try joinedData()
+        // The query pieces: --url-query first, then --params, then the -G data.
         var queryPieces: [String] = []
+        for text in options.urlQuery {
+            let piece: String
+            if text.hasPrefix("+") { piece = String(text.dropFirst()) } else { piece = try urlEncodedPiece(text).readableString }
+            if !piece.isEmpty { queryPieces.append(piece) }
+        }
+        let data = try joinedData()
         if let parameters, parametersInQuery {
             let text = QueryString.build(parameters)
             if !text.isEmpty { queryPieces.append(text) }
@@ -124,7 +176,8 @@ struct RequestBuilder {
             } catch {
                 throw .usage("--params cannot become form fields: \(error)")
             }
-            for part in options.form { try appendFormPart(part, to: &form) }
+            let fileSystem = PosixFileSystem(mimeTypes: RequestBuilder.mimeTypes)
+            for part in options.form { try appendFormPart(part.text, literal: part.isString, to: &form, fileSystem: fileSystem) }
             contentType = form.contentType
             body = .multipart(form)
         } else {
@@ -138,67 +191,224 @@ struct RequestBuilder {
                     joined.writeBuffer(piece)
                 }
                 body = .bytes(joined)
-                contentType = options.json.isEmpty ? "application/x-www-form-urlencoded" : "application/json"
+                contentType = options.json.isEmpty ? "application/x-www-form-urlencoded" : nil
             }
         }
 
-        // The fields: defaults not mentioned by -H, then -H, then Content-Type.
-        var headers = HTTPHeaders()
-        var defaults: [(String, String)] = [("User-Agent", "\(CourierVersion.product)/\(CourierVersion.version)"),
-                                            ("Accept", options.json.isEmpty ? "*/*" : "application/json")]
-        if options.compressed && options.continueAt == nil { defaults.append(("Accept-Encoding", "gzip, deflate")) }
-        if let languages = RequestDefaults.acceptLanguage(preferredLanguages(environment: environment)) {
-            defaults.append(("Accept-Language", languages))
-        }
-        for (name, value) in defaults where !mentioned.contains(lowercasedASCII(name)) { headers.add(name: name, value: value) }
-        for field in custom { headers.add(name: field.name, value: field.value) }
-        if let contentType, !mentioned.contains("content-type") { headers.add(name: "Content-Type", value: contentType) }
-
+        // Credentials: -u (Basic, or held back with --anyauth), --oauth2-bearer.
         var authorization: String?
-        if let user = options.user, !mentioned.contains("authorization") {
-            authorization = basicAuthorization(user)
+        var deferred: String?
+        if !mentioned.contains("authorization") {
+            if let user = options.user {
+                if options.anyAuth { deferred = user } else { authorization = basicAuthorization(user) }
+            } else if let token = options.oauth2Bearer {
+                authorization = "Bearer " + token
+            }
         }
-        return RequestTemplate(method: method, headers: headers, query: queryPieces.joined(separator: "&"), body: body,
-                               authorizationFixed: options.user != nil || mentioned.contains("authorization"),
-                               authorization: authorization, removedHeaders: removed)
+
+        // -z: a date, or a file's modification time; "-" asks If-Unmodified-Since.
+        var timeCondition: (name: String, value: String)?
+        if var text = options.timeCondition {
+            var name = "If-Modified-Since"
+            if text.hasPrefix("-") { name = "If-Unmodified-Since"; text.removeFirst() }
+            else if text.hasPrefix("+") || text.hasPrefix("=") { text.removeFirst() }
+            if let seconds = CurlDate.parse(text) {
+                timeCondition = (name, CurlDate.format(seconds))
+            } else if let status = try? File.status(atPath: text) {
+                timeCondition = (name, CurlDate.format(status.modificationTime))
+            } else {
+                printError("Warning: Illegal date format for -z, --time-cond (and not a file name). Disabling time condition. See curl_getdate(3) for valid date syntax.")
+            }
+        }
+
+        // --etag-compare FILE: its first line is the ETag to send (an empty one when it is
+        // empty); a missing file is 26 unless --etag-save will create it.
+        var ifNoneMatch: String?
+        if let path = options.etagCompare {
+            if let contents = try? readWholeFile(path) {
+                let line = contents.readableString.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first
+                    .map { String($0).trimmingCarriageReturn } ?? ""
+                ifNoneMatch = line.isEmpty ? "\"\"" : line
+            } else if options.etagSave == nil {
+                throw CLIError(26, "Failed to open \(path)")
+            } else {
+                ifNoneMatch = "\"\""
+            }
+        }
+
+        var referer: String?
+        if let text = options.referer {
+            let value = text.hasSuffix(";auto") ? String(text.dropLast(5)) : text
+            if !value.isEmpty { referer = value }
+        }
+        var userAgent: String? = "\(CourierVersion.product)/\(CourierVersion.version)"
+        if let text = options.userAgent { userAgent = text.isEmpty ? nil : text }
+
+        return RequestTemplate(
+            explicitMethod: explicit, impliedMethod: implied, custom: custom, mentioned: mentioned,
+            query: queryPieces.joined(separator: "&"), body: body, contentType: contentType,
+            authorization: authorization, authorizationFixed: options.user != nil || options.oauth2Bearer != nil || mentioned.contains("authorization"),
+            deferredCredentials: deferred, userAgent: userAgent, accept: "*/*",
+            acceptEncoding: options.compressed && options.continueAt == nil ? "gzip, deflate" : nil, referer: referer,
+            acceptLanguage: RequestDefaults.acceptLanguage(preferredLanguages(environment: environment)),
+            range: options.range.map(RequestBuilder.normalizedRange), timeCondition: timeCondition, ifNoneMatch: ifNoneMatch,
+            resumeUpload: options.continueAt == "-")
     }
 
-    /// The request for one URL.
-    /// - Throws: `CLIError` 3 (malformed URL) or 1 (unsupported scheme).
-    func request(for urlText: String, template: RequestTemplate) throws(CLIError) -> HTTPRequest {
-        var uri = try RequestBuilder.parseURL(urlText)
+    /// curl's -r: a range without "-" gets one appended.
+    static func normalizedRange(_ text: String) -> String {
+        if !text.isEmpty && text.utf8.allSatisfy(ASCII.isDigit) {
+            printError("Warning: A specified range MUST include at least one dash (-). Appending one for you!")
+            return text + "-"
+        }
+        return text
+    }
+
+    /// The request for one URL (already globbed) and its upload file.
+    /// - Throws: `CLIError` 3 (malformed URL), 1 (unsupported scheme), 67 (user name refused),
+    ///   26 (upload file unreadable), 43 (bad request-target).
+    func request(for urlText: String, upload: String?, template: RequestTemplate) throws(CLIError) -> PreparedRequest {
+        var text = urlText
+        if let upload, upload != "-", upload != "." { text = RequestBuilder.addingFileName(upload, to: text) }
+        var uri = try RequestBuilder.parseURL(text, defaultScheme: options.protoDefault)
+        if !options.pathAsIs && !uri.path.isEmpty {
+            let cleaned = URI.removeDotSegments(uri.path)
+            if cleaned != uri.path {
+                do {
+                    uri = try URI(scheme: uri.scheme, userinfo: uri.userinfo, host: uri.host?.text, port: uri.port,
+                                  path: cleaned.isEmpty ? "/" : cleaned, query: uri.query, fragment: uri.fragment)
+                } catch {
+                    throw CLIError(3, "URL using bad/illegal format or missing URL")
+                }
+            }
+        }
+        if options.disallowUsernameInURL, let userinfo = uri.userinfo, !userinfo.isEmpty {
+            throw CLIError(67, "Login denied: the URL has a user name and --disallow-username-in-url is set")
+        }
         if !template.query.isEmpty {
-            let combined = uri.query.map { $0 + "&" + template.query } ?? template.query
+            let combined = uri.query.map { $0.isEmpty ? template.query : $0 + "&" + template.query } ?? template.query
             do { uri = try uri.replacingQuery(combined) } catch {
                 throw CLIError(3, "URL using bad/illegal format or missing URL (the query cannot be added)")
             }
         }
-        var headers = HTTPHeaders()
+
+        // The method: -X, else PUT for an upload, else what the options imply.
+        var body: HTTPRequest.Body
+        var length: UInt64?
+        var chunked = false
+        var freshContentType: String?
+        switch template.body {
+        case .none: body = .none
+        case .bytes(let bytes): body = .bytes(bytes); length = UInt64(bytes.readableBytes)
+        case .multipart(let form):
+            // A fresh boundary for every request (AFNetworking draws one per form), and the
+            // Content-Type that names it.
+            let fresh = form.replacingBoundary(RequestBuilder.makeBoundary())
+            body = .multipart(fresh)
+            length = fresh.contentLength
+            if template.contentType == form.contentType { freshContentType = fresh.contentType }
+        }
+        var method = template.explicitMethod ?? template.impliedMethod
+        if let upload {
+            if template.explicitMethod == nil { method = .put }
+            if upload == "-" || upload == "." {
+                body = .stream(length: nil, StandardInputUpload())
+                chunked = true
+            } else {
+                let status: FileStatus?
+                do { status = try File.status(atPath: upload) } catch {
+                    throw CLIError(26, "Failed to open/read local data from file/application: \(upload): \(error)")
+                }
+                guard let status, status.kind != .directory else {
+                    throw CLIError(26, "Failed to open/read local data from file/application: \(upload)")
+                }
+                if status.kind == .regular {
+                    body = .file(path: upload)
+                    length = UInt64(status.size)
+                } else {
+                    // A device, FIFO or socket: read as it comes, sent chunked (curl ignores their size).
+                    body = .stream(length: nil, FileUpload(path: upload))
+                    chunked = true
+                }
+            }
+        }
+        let hasBody: Bool
+        if case .none = body { hasBody = false } else { hasBody = true }
+
+        // Fields in curl's order (the top of this file).
+        var fields: [(String, String)] = []
+        func add(_ name: String, _ value: String?) {
+            guard let value, !template.mentioned.contains(lowercasedASCII(name)) else { return }
+            fields.append((name, value))
+        }
         var authorization = template.authorization
         if authorization == nil, !template.authorizationFixed, let userinfo = uri.userinfo {
             // curl: credentials in the URL are sent as Basic, percent-decoded.
             let decoded = (try? PercentEncoding.decodeToString(userinfo)) ?? userinfo
             authorization = basicAuthorization(decoded)
         }
-        if let authorization { headers.add(name: "Authorization", value: authorization) }
-        for field in template.headers { headers.add(name: field.name, value: field.value) }
-        let body: HTTPRequest.Body
-        switch template.body {
-        case .none: body = .none
-        case .bytes(let bytes): body = .bytes(bytes)
-        case .multipart(let form): body = .multipart(form)
+        if authorization != nil, !template.mentioned.contains("authorization") { fields.append(("Authorization", authorization!)) }
+        if let range = template.range {
+            if hasBody, let length {
+                add("Content-Range", "bytes \(range)/\(length)")
+            } else if !hasBody {
+                add("Range", "bytes=\(range)")
+            }
+        } else if template.resumeUpload, upload != nil, let length {
+            // curl cannot ask an HTTP server how much it has: -C - sends the whole file again.
+            add("Content-Range", "bytes 0-\(Int64(length) - 1)/\(length)")
         }
-        return HTTPRequest(method: template.method, uri: uri, headers: headers, body: body)
+        add("User-Agent", template.userAgent)
+        add("Accept", template.accept)
+        add("Accept-Encoding", template.acceptEncoding)
+        add("Referer", template.referer)
+        if chunked { add("Transfer-Encoding", "chunked") }
+        add("Accept-Language", template.acceptLanguage)
+        // curl's place for cookies: before the time condition and the -H fields. The -b NAME=VALUE
+        // literal goes there (a -H Cookie replaces it); with the engine on the session puts the
+        // jar's cookies in front of it, or in place of an empty field that only marks the place.
+        let engine = CookieOptions.enablesEngine(options: options.cookie, jar: options.cookieJar)
+        add("Cookie", CookieOptions.literal(of: options.cookie) ?? (engine ? "" : nil))
+        if let condition = template.timeCondition { add(condition.name, condition.value) }
+        add("If-None-Match", template.ifNoneMatch)
+        for field in template.custom { fields.append((field.name, field.value)) }
+        if let length, hasBody, !chunked { add("Content-Length", String(length)) }
+        if upload == nil { add("Content-Type", freshContentType ?? template.contentType) }
+        if upload != nil { add("Expect", "100-continue") }
+
+        var request = HTTPRequest(method: method, uri: uri, headers: HTTPHeaders(fields), body: body)
+        if options.http1_0 {
+            // HTTP/1.0 has no chunked coding: a body of unknown length cannot be sent (curl: 25).
+            if chunked { throw CLIError(25, "Chunky upload is not supported by HTTP 1.0") }
+            request.version = .http1_0
+        }
+        if let target = options.requestTarget {
+            do { try HTTPFieldValidation.validateRequestTarget(target, method: method) } catch {
+                throw CLIError(43, "invalid --request-target \"\(printable(target))\": \(error.code)")
+            }
+            request.requestTarget = target
+        }
+        return PreparedRequest(request: request, upload: upload)
     }
 
     // MARK: URLs
 
-    /// Parses a command-line URL as curl does: no "scheme://" means http://; only http and https
-    /// are supported.
+    /// Parses a command-line URL as curl does: no "scheme:/" means http:// (or --proto-default's
+    /// scheme), so `localhost:8080` is a host and a port; one to three slashes after the scheme
+    /// all mean "//" (`http:/host/path`, curl's reading), four or more are a malformed URL; only
+    /// http and https are supported.
     /// - Throws: `CLIError` 3 or 1.
-    static func parseURL(_ text: String) throws(CLIError) -> URI {
+    static func parseURL(_ text: String, defaultScheme: String? = nil) throws(CLIError) -> URI {
         var candidate = text
-        if !hasScheme(text) { candidate = "http://" + text }
+        if let (colon, slashes) = schemePrefix(text) {
+            guard slashes <= 3 else { throw CLIError(3, "URL using bad/illegal format or missing URL (too many slashes)") }
+            let bytes = Array(text.utf8)
+            candidate = String(decoding: bytes[..<colon], as: UTF8.self) + "://"
+                + String(decoding: bytes[(colon + 1 + slashes)...], as: UTF8.self)
+        } else {
+            candidate = (defaultScheme.map(lowercasedASCII) ?? "http") + "://" + text
+        }
+        candidate = encodingLooseBytes(candidate)
         let uri: URI
         do { uri = try URI(parsing: candidate) } catch {
             // curl's words for a host libidn2 refuses, with the label and the UTS #46 rule.
@@ -206,7 +416,7 @@ struct RequestBuilder {
             throw CLIError(3, "URL using bad/illegal format or missing URL")
         }
         guard let scheme = uri.scheme, scheme == "http" || scheme == "https" else {
-            throw CLIError(1, "Protocol \"\(uri.scheme ?? "")\" not supported")
+            throw CLIError(1, "Protocol \"\(uri.scheme ?? "")\" not supported or disabled in libcurl")
         }
         guard let host = uri.host, !host.text.isEmpty else {
             throw CLIError(3, "URL using bad/illegal format or missing URL (no host)")
@@ -214,20 +424,74 @@ struct RequestBuilder {
         return uri
     }
 
-    /// Whether `text` starts with `scheme "://"` (RFC 3986 scheme characters), curl's test.
+    /// The URL with the bytes curl sends as they are but a URI may not hold percent-encoded
+    /// (RFC 3986 §2.1, upper-case hex), in the path, query and fragment only: `" < > [ \ ] ^ `
+    /// { | }`, DEL, bytes above 0x7F, and a "%" not followed by two hex digits. Spaces and control
+    /// bytes are left, so the URL is refused (3), as curl refuses a space.
+    static func encodingLooseBytes(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var start = 0
+        if let range = text.utf8.firstRange(of: "://".utf8) {
+            start = text.utf8.distance(from: text.utf8.startIndex, to: range.upperBound)
+        }
+        while start < bytes.count && bytes[start] != UInt8(ascii: "/") && bytes[start] != UInt8(ascii: "?") && bytes[start] != UInt8(ascii: "#") {
+            start += 1
+        }
+        let loose: Set<UInt8> = Set(Array("\"<>[\\]^`{|}".utf8) + [0x7F])
+        var out = Array(bytes[..<start])
+        var changed = false
+        var i = start
+        while i < bytes.count {
+            let byte = bytes[i]
+            let badPercent = byte == UInt8(ascii: "%") && !(i + 2 < bytes.count && ASCII.isHexDigit(bytes[i + 1]) && ASCII.isHexDigit(bytes[i + 2]))
+            if loose.contains(byte) || byte >= 0x80 || badPercent {
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                changed = true
+            } else {
+                out.append(byte)
+            }
+            i += 1
+        }
+        return changed ? String(decoding: out, as: UTF8.self) : text
+    }
+
+    /// Where `text`'s scheme ends (the offset of its ":") and how many slashes follow, when it
+    /// starts with `scheme ":/"` (RFC 3986 scheme characters).
+    static func schemePrefix(_ text: String) -> (colon: Int, slashes: Int)? {
+        guard hasScheme(text) else { return nil }
+        let bytes = Array(text.utf8)
+        let colon = bytes.firstIndex(of: UInt8(ascii: ":"))!
+        var slashes = 0
+        while colon + 1 + slashes < bytes.count && bytes[colon + 1 + slashes] == UInt8(ascii: "/") { slashes += 1 }
+        return (colon, slashes)
+    }
+
+    /// Whether `text` starts with `scheme ":/"` (RFC 3986 scheme characters), curl's test.
     static func hasScheme(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
-            let isLetter = (byte | 0x20) &- UInt8(ascii: "a") < 26
-            let isOther = byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            if isLetter || (index > 0 && isOther) { index += 1; continue }
+            let isOther = ASCII.isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            if ASCII.isLetter(byte) || (index > 0 && isOther) { index += 1; continue }
             break
         }
         guard index > 0 else { return false }
-        return bytes.count >= index + 3 && bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
-            && bytes[index + 2] == UInt8(ascii: "/")
+        return bytes.count >= index + 2 && bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
+    }
+
+    /// curl's -T rule: a URL with no file name part (nothing after its last "/", or no "/" after
+    /// "://") gets the upload file's name (after its last "/" or "\"), percent-encoded.
+    static func addingFileName(_ file: String, to url: String) -> String {
+        let afterScheme = url.firstRange(of: "://").map { url[$0.upperBound...] } ?? Substring(url)
+        let lastSlash = afterScheme.lastIndex(of: "/")
+        if let lastSlash, afterScheme.index(after: lastSlash) != afterScheme.endIndex { return url }
+        var name = Substring(file)
+        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+        if let backslash = name.lastIndex(of: "\\") { name = name[name.index(after: backslash)...] }
+        let encoded = Array(name.utf8).withUnsafeBytes { PercentEncoding.encode($0, allowing: .unreserved) }
+        return lastSlash == nil ? url + "/" + encoded : url + encoded
     }
 
     // MARK: Header fields
@@ -278,7 +542,7 @@ struct RequestBuilder {
         return (name, value)
     }
 
-    private func basicAuthorization(_ credentials: String) -> String {
+    func basicAuthorization(_ credentials: String) -> String {
         "Basic " + Base64.encode(Array(credentials.utf8))
     }
 
@@ -355,51 +619,106 @@ struct RequestBuilder {
 
     // MARK: Multipart
 
-    /// One -F value: `name=value`, `name=<file` (the file's bytes as the value) or
-    /// `name=@file[;type=MIME][;filename=NAME]`.
-    private func appendFormPart(_ text: String, to form: inout MultipartForm) throws(CLIError) {
-        guard let equals = text.firstIndex(of: "=") else {
-            throw .usage("-F needs NAME=VALUE: \"\(printable(text))\"")
+    /// One -F argument, in curl's grammar (FormArgument.swift): `name=value`, `name=<file`,
+    /// `name=@file`, each with `;type=`, `;filename=` (not for `<`) and `;headers=` as curl reads
+    /// them; with `literal` (--form-string), `name=value` taken as it is. A file part must be a regular file: a directory, FIFO, socket or device is 26 here,
+    /// before anything is sent.
+    private func appendFormPart(_ text: String, literal: Bool, to form: inout MultipartForm, fileSystem: PosixFileSystem) throws(CLIError) {
+        let argument = try FormArgument(parsing: text, literal: literal)
+        for warning in argument.warnings { printError("Warning: " + warning) }
+        var lines = argument.headerLines
+        for path in argument.headerFiles {
+            lines += FormArgument.headerLines(fromFile: try readInputFile(path).readableBytesArray)
         }
-        let name = String(text[..<equals])
-        let value = String(text[text.index(after: equals)...])
-        if value.hasPrefix("@") {
-            var pieces = value.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-            let path = pieces.removeFirst()
-            var type: String?
-            var fileName: String?
-            for parameter in pieces {
-                let trimmed = parameter.drop { $0 == " " }
-                if trimmed.hasPrefix("type=") { type = String(trimmed.dropFirst(5)) }
-                else if trimmed.hasPrefix("filename=") { fileName = unquoted(String(trimmed.dropFirst(9))) }
-                else { throw CLIError.usage("-F: unknown part parameter \"\(printable(String(trimmed)))\"") }
+        var headers: [MultipartHeader] = []
+        var headerType: String?
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw CLIError(43, "-F \"\(printable(text))\": the part header \"\(printable(line))\" has no colon")
             }
-            let baseName = fileName ?? (path.split(separator: "/").last.map(String.init) ?? path)
-            let mimeType = type ?? MultipartMIMEType.forFileName(baseName)
-            do throws(MultipartError) {
-                try form.appendFile(atPath: path, name: name, fileName: baseName, mimeType: mimeType,
-                                    fileSystem: PosixFileSystem())
-            } catch {
-                if error.code == .fileUnavailable {
-                    throw CLIError(26, "Failed to open/read local data from file/application: \(path)")
-                }
-                throw CLIError(43, "-F \"\(printable(text))\": \(error)")
+            let name = String(line[..<colon])
+            let value = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
+            // curl issues one Content-Type: `type=` first, else the header's value.
+            if HTTPHeaders.namesEqual(name, "Content-Type") {
+                if headerType == nil { headerType = value }
+                continue
             }
-        } else if value.hasPrefix("<") {
-            let contents = try readInputFile(String(value.dropFirst()))
-            do throws(MultipartError) { try form.appendField(name: name, value: contents) } catch {
-                throw CLIError(43, "-F \"\(printable(text))\": \(error)")
+            headers.append(MultipartHeader(name: name, value: value))
+        }
+        let givenType = argument.contentType ?? headerType
+        var contents: ByteBuffer?
+        if case .fileContents(let path) = argument.content { contents = try readInputFile(path) }
+        do throws(MultipartError) {
+            switch argument.content {
+            case .file(let path):
+                // curl's order: the type given, else the file name's (the one sent), else the
+                // path's, else application/octet-stream.
+                let pathName = path.split(separator: "/").last.map(String.init) ?? path
+                let fileName = argument.fileName ?? pathName
+                let mimeType = givenType ?? knownType(fileName) ?? knownType(pathName) ?? fileSystem.mimeType(forFileName: pathName)
+                try form.appendFile(atPath: path, name: argument.name, fileName: fileName, mimeType: mimeType,
+                                    headers: headers, fileSystem: fileSystem)
+            case .fileContents:
+                try form.appendField(name: argument.name, value: contents!, contentType: givenType,
+                                     fileName: nil, headers: headers)
+            case .value(let value):
+                // A text part with a file name takes that name's type when it is a known one.
+                let type = givenType ?? argument.fileName.flatMap(knownType)
+                try form.appendField(name: argument.name, value: ByteBuffer(string: value), contentType: type,
+                                     fileName: argument.fileName, headers: headers)
             }
-        } else {
-            do throws(MultipartError) { try form.appendField(name: name, value: value) } catch {
-                throw CLIError(43, "-F \"\(printable(text))\": \(error)")
+        } catch {
+            if error.code == .fileUnavailable, case .file(let path) = argument.content {
+                let reason = error.underlying.map { ": \($0)" } ?? ""
+                throw CLIError(26, "Failed to open/read local data from file/application: \(path)\(reason)")
             }
+            throw CLIError(43, "-F \"\(printable(text))\": \(error)")
         }
     }
+}
 
-    private func unquoted(_ text: String) -> String {
-        guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return text }
-        return String(text.dropFirst().dropLast())
+extension RequestBuilder {
+    /// The type the MIME database (or, without one, the built-in table) lists for a file
+    /// name's extension; nil when it lists none.
+    func knownType(_ fileName: String) -> String? {
+        guard let ext = MultipartMIMEType.fileExtension(fileName) else { return nil }
+        if let table = RequestBuilder.mimeTypes { return table.type(forExtension: ext) }
+        return MultipartMIMEType.forExtension(ext)
+    }
+}
+
+// MARK: Upload sources
+
+/// `-T -`: standard input, read as it comes (sent chunked). Standard input can be read once: a
+/// second pass (a 307 redirect, a retry) fails instead of sending an empty body.
+final class StandardInputUpload: MultipartStream, Sendable {
+    private let started = Atomic<Bool>(false)
+
+    func makeReader() throws -> any MultipartStreamReader {
+        guard !started.exchange(true, ordering: .relaxed) else { throw CLIError(26, "standard input cannot be sent twice") }
+        return Reader()
+    }
+
+    struct Reader: MultipartStreamReader {
+        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+            try StandardStreams.readInput(into: buffer)
+        }
+    }
+}
+
+/// `-T DEVICE` or `-T FIFO`: read as it comes, sent chunked (its size means nothing).
+struct FileUpload: MultipartStream, Sendable {
+    let path: String
+
+    func makeReader() throws -> any MultipartStreamReader { Reader(file: try File.open(path)) }
+
+    struct Reader: MultipartStreamReader {
+        let file: File
+        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+            let n = try file.readSequentially(into: buffer)
+            if n == 0 { try? file.close() }
+            return n
+        }
     }
 }
 
@@ -456,4 +775,7 @@ extension String {
         }
         return out + rest
     }
+
+    /// Without one trailing CR.
+    var trimmingCarriageReturn: String { hasSuffix("\r") ? String(dropLast()) : self }
 }

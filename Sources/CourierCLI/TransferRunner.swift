@@ -1,99 +1,225 @@
-// TransferRunner: runs `courier [options] URL [URL ...]` — checks the options once, builds the
-// request template once, then handles each URL in order whatever happened to the one before
-// (curl): the request, the output, the error line, -w. The exit code is the last URL's.
+// TransferRunner: runs `courier [options] URL [URL ...] [-: ...]` — checks every group's options and
+// builds its request template before anything is sent, then handles each URL in order whatever
+// happened to the one before (curl), expanding globs (and -T globs) as it goes: the request, the
+// output, the error line, -w. The exit code is the last URL's; with --fail-early, the first
+// failure ends the run with its code.
 //
 // Output streams: bodies, -i heads, --offline bytes, --json-response JSON and -w text go to
-// stdout (or -o FILE for bodies); the error line, -v trace and the progress bar go to stderr.
+// stdout (or a file for bodies); the error line, -v trace and the progress bar go to stderr
+// (--stderr FILE sends them there).
 
 import Courier
 import CourierBytes
+import CourierCookies
 import CourierHTTP1
 import CourierPosix
 import CourierMultipart
+import CourierTLS
 import CourierURL
 
 struct TransferRunner {
-    let options: TransferOptions
+    let groups: [TransferOptions]
 
-    /// Whether the error line is printed (-s hides it, -S brings it back).
-    var showsErrors: Bool { !options.silent || options.showError }
+    var global: GlobalOptions { groups[0].global }
+
+    /// A group ready to run.
+    private struct Plan {
+        let options: TransferOptions
+        let settings: TransferSettings
+        let builder: RequestBuilder
+        let template: RequestTemplate
+        let writeOut: WriteOutFormatter?
+        let cookies: CookieOptions
+    }
 
     func run() async -> Int32 {
         ProcessControl.ignoreBrokenPipe()
-        let settings: TransferSettings
-        let template: RequestTemplate
-        let builder: RequestBuilder
-        let writeOut: WriteOutFormatter?
-        do {
-            settings = try TransferSettings(options: options)
-            builder = RequestBuilder(options: options, environment: ProcessEnvironment.values(["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"]),
-                                     boundary: RequestBuilder.makeBoundary())
-            template = try builder.template()
-            writeOut = try options.writeOut.map { (format) throws(CLIError) in
-                WriteOutFormatter(format: format.hasPrefix("@") ? try readInputFile(String(format.dropFirst())).readableString : format)
+        if let path = global.stderrPath {
+            do {
+                if path == "-" { try StandardStreams.redirectErrorToOutput() } else { try StandardStreams.redirectError(toPath: path) }
+            } catch {
+                printError("courier: Warning: Failed to open \(path): \(error)")
+            }
+        }
+        // Every group is checked before anything is sent.
+        var plans: [Plan] = []
+        let boundary = RequestBuilder.makeBoundary()
+        let environment = ProcessEnvironment.values(["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"])
+        do throws(CLIError) {
+            guard groups.contains(where: { !$0.urls.isEmpty }) else { throw .usage("no URL specified!") }
+            for options in groups {
+                guard !options.urls.isEmpty else { throw .usage("no URL specified!") }
+                let settings = try TransferSettings(options: options)
+                let cookies = try CookieOptions(options: options)
+                let builder = RequestBuilder(options: options, environment: environment, boundary: boundary)
+                let template = try builder.template()
+                let writeOut = try options.writeOut.map { (format) throws(CLIError) in
+                    WriteOutFormatter(format: format.hasPrefix("@") ? try readInputFile(String(format.dropFirst())).readableString : format)
+                }
+                plans.append(Plan(options: options, settings: settings, builder: builder, template: template, writeOut: writeOut,
+                                  cookies: cookies))
             }
         } catch {
             report(error)
             return error.code
         }
 
-        let transfers: NetworkTransfers?
-        let offlineSession: Session?
-        do throws(CLIError) {
-            if options.offline {
-                transfers = nil
-                offlineSession = Session(configuration: try NetworkTransfers.configuration(options: options, settings: settings))
-            } else {
-                let network = try NetworkTransfers(options: options, settings: settings)
-                transfers = network
-                offlineSession = nil
-                try? ProcessControl.onTermination { signal in network.terminate(by: signal) }
-            }
-        } catch {
-            report(error)
-            return error.code
-        }
+        let control = TransferControl()
+        let offline = plans.allSatisfy { $0.options.offline }
+        let showsBar = !global.silent && !global.noProgressMeter && (global.progressBar || Terminal.isTerminal(2)) && !offline
+        let progress = showsBar ? ProgressBar() : nil
+        if !offline { try? ProcessControl.onTermination { signal in control.terminate(by: signal) } }
+        var sessions: [String: (Session, RedirectMonitor)] = [:]
+        let dumped = SharedPaths()
         var exitCode: Int32 = 0
-        for (index, url) in options.urls.enumerated() {
-            var values = WriteOutValues()
-            values.url = url
-            values.method = template.method.rawValue
+        // One jar for the run, used by the groups whose cookie engine is on (-b FILE, -c), as
+        // curl's transfers share one cookie store; each group's -b files go into it when the group
+        // starts, its -c file is written when the group ends, whatever happened to its URLs.
+        let jar: CookieJar? = plans.contains { $0.cookies.enablesEngine } ? await CookieJar.withSystemPublicSuffixList() : nil
+        var started = 0  // the groups that have started
+        var saved = 0  // the groups whose -c file has been written
+
+        groups: for plan in plans {
+            let options = plan.options
+            var settings = plan.settings
+            let transfers: NetworkTransfers?
+            let offlineSession: Session?
+            started += 1
+            if let jar, plan.cookies.enablesEngine {
+                await plan.cookies.load(into: jar, verbose: global.verbose)
+                settings.cookieJar = jar
+            }
             do throws(CLIError) {
-                let request = try builder.request(for: url, template: template)
-                values.urlEffective = request.uri.redactedDescription
-                values.scheme = request.uri.scheme ?? ""
-                if let transfers {
-                    try await transfers.perform(request, index: index, values: &values)
-                } else if let offlineSession {
-                    let bytes: ByteBuffer
-                    do { bytes = try offlineSession.requestBytes(for: request) } catch {
-                        throw CLIError(Int32(error.curlExitCode), error.message)
-                    }
-                    values.sizeRequest = UInt64(bytes.readableBytes)
-                    values.sizeUpload = request.body.length ?? 0
-                    do { try StandardStreams.writeOutput(bytes) } catch {
-                        throw CLIError.writeFailure
-                    }
+                let key = NetworkTransfers.sessionKey(options)
+                let entry: (Session, RedirectMonitor)
+                if let existing = sessions[key] {
+                    entry = existing
+                } else {
+                    let monitor = RedirectMonitor()
+                    let session = Session(configuration: try NetworkTransfers.configuration(options: options, settings: settings,
+                                                                                           monitor: monitor))
+                    entry = (session, monitor)
+                    sessions[key] = entry
                 }
-                exitCode = 0
+                if options.offline {
+                    transfers = nil
+                    offlineSession = entry.0
+                } else {
+                    transfers = NetworkTransfers(options: options, settings: settings, session: entry.0, monitor: entry.1,
+                                                 control: control, progress: progress, dumpedFiles: dumped)
+                    offlineSession = nil
+                }
             } catch {
-                // A termination signal: no error line, no -w, as when the signal ends curl.
-                if let signal = transfers?.terminationSignal { ProcessControl.terminate(bySignal: signal) }
-                values.exitCode = error.code
-                values.errorMessage = error.message
                 report(error)
                 exitCode = error.code
+                if global.failEarly { break groups }
+                await plan.cookies.save(jar, showsErrors: global.showsErrors)
+                saved = started
+                continue
             }
-            values.exitCode = exitCode
-            if let signal = transfers?.terminationSignal { ProcessControl.terminate(bySignal: signal) }
-            if let writeOut { emit(writeOut.render(values)) }
+            for node in options.nodes {
+                guard let urlText = node.url else { continue }
+                // Globs: the upload files (outer loop), then the URL (curl's order).
+                let urlGlob: URLGlob
+                var uploads: [String?] = [nil]
+                do throws(GlobError) {
+                    urlGlob = options.globOff ? URLGlob(literal: urlText) : try URLGlob(parsing: urlText)
+                    if let upload = node.upload {
+                        if options.globOff {
+                            uploads = [upload]
+                        } else {
+                            var iterator = try URLGlob(parsing: upload).makeIterator()
+                            uploads = []
+                            while let next = iterator.next() { uploads.append(next.url) }
+                        }
+                    }
+                } catch {
+                    // curl stops at a URL it cannot glob.
+                    if global.showsErrors { printError("courier: (3) " + error.text(for: urlText)) }
+                    exitCode = 3
+                    break groups
+                }
+                for upload in uploads {
+                    var iterator = urlGlob.makeIterator()
+                    while let expansion = iterator.next() {
+                        let code = await perform(expansion: expansion, node: node, upload: upload, plan: plan, transfers: transfers,
+                                                 offlineSession: offlineSession, control: control)
+                        exitCode = code
+                        if code != 0 && global.failEarly { break groups }
+                    }
+                }
+            }
+            await plan.cookies.save(jar, showsErrors: global.showsErrors)
+            saved = started
         }
-        if let transfers { await transfers.finish() }
+        // A group that ended the run early (--fail-early, a URL that cannot be globbed).
+        if saved < started { await plans[started - 1].cookies.save(jar, showsErrors: global.showsErrors) }
+        progress?.close()
+        for (session, _) in sessions.values { await session.finishTasksAndInvalidate() }
         return exitCode
     }
 
+    /// One URL: build, check, transfer, report, -w. Returns its exit code.
+    private func perform(expansion: URLGlob.Expansion, node: URLNode, upload: String?, plan: Plan, transfers: NetworkTransfers?,
+                         offlineSession: Session?, control: TransferControl) async -> Int32 {
+        let options = plan.options
+        var values = WriteOutValues()
+        values.url = expansion.url
+        var exitCode: Int32 = 0
+        do throws(CLIError) {
+            let prepared = try plan.builder.request(for: expansion.url, upload: upload, template: plan.template)
+            let request = prepared.request
+            values.method = request.method.rawValue
+            values.urlEffective = request.uri.redactedDescription
+            values.scheme = request.uri.scheme ?? ""
+            if let allowed = plan.settings.protocols, let scheme = request.uri.scheme, !allowed.contains(scheme) {
+                throw CLIError(1, "Protocol \"\(scheme)\" not supported or disabled in libcurl")
+            }
+            if let transfers {
+                try await transfers.perform(prepared, output: outputPlan(for: node, expansion: expansion, request: request, options: options),
+                                            values: &values)
+            } else if let offlineSession {
+                let bytes: ByteBuffer
+                do { bytes = try offlineSession.requestBytes(for: request) } catch {
+                    throw CLIError(Int32(error.curlExitCode), error.message)
+                }
+                values.sizeRequest = UInt64(bytes.readableBytes)
+                values.sizeUpload = request.body.length ?? 0
+                do { try StandardStreams.writeOutput(bytes) } catch {
+                    throw CLIError.writeFailure
+                }
+            }
+        } catch {
+            // A termination signal: no error line, no -w, as when the signal ends curl.
+            if let signal = control.terminationSignal { ProcessControl.terminate(bySignal: signal) }
+            values.errorMessage = error.message
+            report(error)
+            exitCode = error.code
+        }
+        values.exitCode = exitCode
+        if let signal = control.terminationSignal { ProcessControl.terminate(bySignal: signal) }
+        if let writeOut = plan.writeOut { emit(writeOut.render(values)) }
+        return exitCode
+    }
+
+    /// Where the body of one URL goes: -o (with #N and --output-dir), -O / --remote-name-all, or
+    /// stdout.
+    private func outputPlan(for node: URLNode, expansion: URLGlob.Expansion, request: HTTPRequest, options: TransferOptions) -> OutputPlan {
+        let directory = options.outputDir.flatMap { $0.isEmpty ? nil : $0 }
+        switch node.output ?? (options.remoteNameAll ? .remoteName : nil) {
+        case .file(let name)?:
+            guard name != "-" else { return .stdout }
+            let substituted = expansion.substituting(into: name)
+            return .file(directory.map { $0 + "/" + substituted } ?? substituted)
+        case .remoteName?:
+            return .remote(urlName: OutputNames.remoteName(ofPath: request.uri.path), directory: directory)
+        case nil:
+            return .stdout
+        }
+    }
+
     private func report(_ error: CLIError) {
-        if showsErrors { printError(error.line) }
+        if global.showsErrors { printError(error.line) }
     }
 
     private func emit(_ rendered: (stdout: [UInt8], stderr: [UInt8], warnings: [String])) {
@@ -103,7 +229,7 @@ struct TransferRunner {
     }
 }
 
-/// The options that need checking and converting before anything runs.
+/// The options of a group that need checking and converting before anything runs.
 struct TransferSettings: Sendable {
     var connectTimeout: Duration?
     var maxTime: Duration?
@@ -112,10 +238,19 @@ struct TransferSettings: Sendable {
     var maxFilesize: UInt64?
     var createFileMode: UInt32 = 0o666
     var resume: Bool
+    /// --happy-eyeballs-timeout-ms.
+    var attemptDelay: Duration?
+    /// --tls-max (nil: the highest).
+    var tlsMaximum: TLSVersion?
+    /// --proto: the schemes a URL may have (nil: http and https).
+    var protocols: Set<String>?
+    /// --proto-redir: the schemes a redirect may go to (nil: the session's rule).
+    var redirectProtocols: Set<String>?
+    /// The run's cookie jar when the group's cookie engine is on (set by the runner), else nil.
+    var cookieJar: CookieJar?
 
     /// - Throws: `CLIError` 2 for anything malformed or contradictory.
     init(options: TransferOptions) throws(CLIError) {
-        guard !options.urls.isEmpty else { throw .usage("no URL specified!") }
         connectTimeout = try options.connectTimeout.map { (text) throws(CLIError) in try TransferSettings.seconds(text, "--connect-timeout") }
         maxTime = try options.maxTime.map { (text) throws(CLIError) in try TransferSettings.seconds(text, "-m, --max-time") }
         idleTimeout = try options.idleTimeout.map { (text) throws(CLIError) in try TransferSettings.seconds(text, "--idle-timeout") }
@@ -132,22 +267,93 @@ struct TransferSettings: Sendable {
             }
             createFileMode = mode
         }
+        let uploads = options.nodes.contains { $0.upload != nil }
         switch options.continueAt {
         case nil: resume = false
         case "-"?:
-            guard !options.output.isEmpty else { throw .usage("-C - needs -o FILE: the partial download is the file") }
-            resume = true
+            let outputs = options.nodes.contains { node in
+                switch node.output ?? (options.remoteNameAll ? .remoteName : nil) {
+                case .file(let name)?: return name != "-"
+                case .remoteName?: return true
+                case nil: return false
+                }
+            }
+            if options.remoteHeaderName { throw .usage("--continue-at and --remote-header-name cannot be combined.") }
+            guard outputs || uploads else { throw .usage("-C - needs -o FILE or -O (the partial download is the file) or -T FILE") }
+            resume = outputs
         case let value?:
             throw .usage("-C supports \"-\" only (resume from the size of the -o FILE), not \"\(printable(value))\"")
+        }
+        if options.fail && options.failWithBody {
+            throw .usage("You must select either --fail or --fail-with-body, not both.")
+        }
+        if options.remoteHeaderName && options.include {
+            throw .usage("--include and --remote-header-name cannot be combined.")
+        }
+        if let text = options.happyEyeballsTimeout {
+            guard let ms = Int(text), ms >= 0 else { throw .usage("--happy-eyeballs-timeout-ms expects milliseconds, not \"\(printable(text))\"") }
+            attemptDelay = .milliseconds(ms)
+        }
+        if let text = options.tlsMax {
+            switch text {
+            case "1.2": tlsMaximum = .v1_2
+            case "1.3", "default": tlsMaximum = nil
+            case "1.0", "1.1":
+                throw .usage("--tls-max \(text): courier offers TLS 1.2 and 1.3 only (RFC 8996 deprecates 1.0 and 1.1)")
+            default:
+                throw .usage("--tls-max expects 1.2, 1.3 or default, not \"\(printable(text))\"")
+            }
+            if options.tlsv1_3 && tlsMaximum == .v1_2 {
+                throw .usage("--tls-max 1.2 is below --tlsv1.3")
+            }
+        }
+        if let text = options.proto { protocols = TransferSettings.protocolSet(text) }
+        if let text = options.protoRedirect { redirectProtocols = TransferSettings.protocolSet(text) }
+        if let scheme = options.protoDefault, !["http", "https"].contains(lowercasedASCII(scheme)) {
+            throw CLIError(1, "Protocol \"\(printable(scheme))\" not supported or disabled in libcurl (--proto-default)")
         }
         let pinned = options.pinnedPublicKey != nil || options.pinnedCertificate != nil
         if pinned && !options.offline {
             for url in options.urls {
-                if let uri = try? RequestBuilder.parseURL(url), uri.scheme == "http" {
+                if let uri = try? RequestBuilder.parseURL(url, defaultScheme: options.protoDefault), uri.scheme == "http" {
                     throw .usage("--pinnedpubkey and --pinnedcert need https:// URLs: a pin can only hold on TLS (\(uri.redactedDescription))")
                 }
             }
         }
+    }
+
+    /// curl's --proto syntax: comma-separated names, each after "+" (allow, the default), "-"
+    /// (deny) or "=" (only these); "all" is every scheme. Starts from every scheme; only http and
+    /// https exist here, so the result is a subset of them. Unknown names are ignored, with
+    /// curl's warning.
+    static func protocolSet(_ text: String) -> Set<String> {
+        let all: Set<String> = ["http", "https"]
+        var set = all
+        for token in text.split(separator: ",") {
+            var name = Substring(token)
+            var action: Character = "+"
+            while let first = name.first, first == "+" || first == "-" || first == "=" {
+                action = first
+                name = name.dropFirst()
+            }
+            let scheme = lowercasedASCII(String(name))
+            if scheme == "all" {
+                set = action == "-" ? [] : all
+            } else if all.contains(scheme) {
+                switch action {
+                case "-": set.remove(scheme)
+                case "=": set = [scheme]
+                default: set.insert(scheme)
+                }
+            } else {
+                if action == "=" { set = [] }
+                // Schemes curl knows that courier does not have are simply never allowed.
+                let known = ["ftp", "ftps", "file", "scp", "sftp", "smb", "smbs", "telnet", "tftp", "dict", "gopher", "gophers",
+                             "imap", "imaps", "ldap", "ldaps", "mqtt", "pop3", "pop3s", "rtmp", "rtsp", "smtp", "smtps", "ws", "wss"]
+                if !known.contains(scheme) { printError("Warning: unrecognized protocol '\(scheme)'") }
+            }
+        }
+        return set
     }
 
     /// Seconds as curl reads them: a decimal number, not negative.
@@ -176,13 +382,21 @@ struct TransferSettings: Sendable {
 }
 
 extension RequestBuilder {
-    /// The multipart boundary: random (AFNetworking's format), or — for tests only — the value
-    /// of COURIER_MULTIPART_BOUNDARY when it is a valid boundary.
+    /// The MIME type database for `-F name=@file` parts: the system's (/etc/mime.types), or — for
+    /// tests only — the file named by COURIER_MIME_TYPES (a missing one means the built-in table).
+    static var mimeTypes: MIMETypeTable? {
+        if let path = ProcessEnvironment.value("COURIER_MIME_TYPES") { return SystemMIMETypes.load(path) }
+        return SystemMIMETypes.table
+    }
+
+    /// A multipart boundary: fresh for every request, from the kernel's CSPRNG (getrandom) in
+    /// AFNetworking's format, or — for tests only — the value of COURIER_MULTIPART_BOUNDARY when
+    /// it is a valid boundary.
     static func makeBoundary() -> MultipartBoundary {
         if let fixed = ProcessEnvironment.value("COURIER_MULTIPART_BOUNDARY"), let boundary = MultipartBoundary(fixed) {
             return boundary
         }
-        var random = SystemRandomNumberGenerator()
+        var random = KernelRandom()
         return MultipartBoundary(using: &random)
     }
 }

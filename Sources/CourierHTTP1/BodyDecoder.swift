@@ -42,6 +42,27 @@ public struct BodyDecoder: Sendable {
     /// Whether `.end` has been returned.
     public var isComplete: Bool { mode == .ended }
 
+    /// The body bytes still to come of a Content-Length body (nil for other framings).
+    public var remainingLength: UInt64? { mode == .contentLength ? remaining : nil }
+
+    /// Accounts for `count` body bytes the caller took from the connection itself (spliced into
+    /// a file) instead of handing them to `next`.
+    /// - Parameter count: the bytes taken.
+    /// - Precondition: a Content-Length body with at least `count` bytes still to come, or a body
+    ///   delimited by the close.
+    public mutating func skip(_ count: UInt64) {
+        switch mode {
+        case .contentLength:
+            precondition(count <= remaining, "skipped past the end of the body")
+            remaining -= count
+            lengthConsumed += Int(count)
+        case .untilClose:
+            lengthConsumed += Int(count)
+        default:
+            preconditionFailure("skip on a \(mode) body")
+        }
+    }
+
     /// Body bytes taken from the input so far.
     public var consumed: Int { mode == .chunked ? chunked.consumed : lengthConsumed }
 

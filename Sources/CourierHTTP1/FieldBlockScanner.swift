@@ -24,11 +24,20 @@
 //     clamped to 4 GiB).
 //
 // RFC 9112 §2.2 (message parsing: CRLF, bare CR, bare LF, whitespace after the start line),
-// §5.1 (no whitespace before the colon), §5.2 (obs-fold rejected); RFC 9110 §5.1, §5.5, §5.6.2
-// (field names are tokens; field values are VCHAR / obs-text / SP / HTAB, trimmed of OWS).
+// §5.1 (no whitespace before the colon), §5.2 (obs-fold); RFC 9110 §5.1, §5.5, §5.6.2 (field
+// names are tokens; field values are VCHAR / obs-text / SP / HTAB, trimmed of OWS).
 //
-// Strictness, chosen and tested: a bare LF ends nothing, it is an error (`bareLineFeed`) — h11
-// accepts it, hyper's strict mode and this parser do not; obs-fold is rejected, not unfolded.
+// Two modes, chosen by the role (docs/http1.md "Strictness choices"):
+//   - lenient (a client reading responses, as curl, browsers and Go do): a bare LF ends a line
+//     like CRLF (RFC 9112 §2.2 "MAY recognize a single LF"), and obs-fold is unfolded (§5.2: a user
+//     agent "MUST replace each received obs-fold with one or more SP octets"): the continuation
+//     line extends the previous field's value range, and `hasFoldedValues` tells `ParsedFields` to
+//     hand such values out with each fold replaced by one SP. A fold in Content-Length or
+//     Transfer-Encoding is still an error (`obsoleteLineFolding`): folded framing never frames a
+//     message. Whitespace right after the start line is an error in both modes (§2.2).
+//   - strict (a server reading requests): a bare LF is `bareLineFeed`, obs-fold is
+//     `obsoleteLineFolding` (§5.2 lets a server reject it).
+// A bare CR is an error in both modes (§2.2).
 
 import CourierBytes
 
@@ -45,12 +54,17 @@ struct FieldBlockScanner: Sendable {
 
     private(set) var lineStart = 0
     private var searchFrom = 0
-    private var expectsStartLine: Bool
+    private(set) var expectsStartLine: Bool
+    /// Whether bare LF line ends are accepted and obs-fold unfolded (a client reading responses).
+    let isLenient: Bool
+    /// Whether some value of the block spans an obs-fold (lenient mode only).
+    private(set) var hasFoldedValues = false
     /// The field lines validated so far; reused across blocks (capacity is kept).
     private(set) var ranges: [FieldRange] = []
 
-    init(expectsStartLine: Bool) {
+    init(expectsStartLine: Bool, lenient: Bool = false) {
         self.expectsStartLine = expectsStartLine
+        self.isLenient = lenient
     }
 
     /// Starts a new block, keeping the capacity of the range array. Call it when no one else holds
@@ -59,6 +73,7 @@ struct FieldBlockScanner: Sendable {
         lineStart = 0
         searchFrom = 0
         self.expectsStartLine = expectsStartLine
+        hasFoldedValues = false
         ranges.removeAll(keepingCapacity: true)
     }
 
@@ -112,12 +127,16 @@ struct FieldBlockScanner: Sendable {
                 if raw.count >= limit { throw HTTPParserError(tooLarge, offset: errorBase + max(limit, 0)) }
                 return .needMoreData
             }
-            // RFC 9112 §2.2: lines end in CRLF; a bare LF is rejected.
-            guard lf > lineStart, base.load(fromByteOffset: lf - 1, as: UInt8.self) == UInt8(ascii: "\r") else {
+            // RFC 9112 §2.2: lines end in CRLF; a bare LF ends one only in lenient mode.
+            let contentEnd: Int
+            if lf > lineStart && base.load(fromByteOffset: lf - 1, as: UInt8.self) == UInt8(ascii: "\r") {
+                contentEnd = lf - 1
+            } else if isLenient {
+                contentEnd = lf
+            } else {
                 throw HTTPParserError(.bareLineFeed, offset: errorBase + lf)
             }
             let start = lineStart
-            let contentEnd = lf - 1
             lineStart = lf + 1
             searchFrom = lineStart
             if expectsStartLine {
@@ -125,10 +144,46 @@ struct FieldBlockScanner: Sendable {
                 return .startLine(start: start, end: contentEnd)
             }
             if contentEnd == start { return .complete(end: lf + 1) }
+            // RFC 9112 §5.2: a line starting with SP or HTAB continues the previous field
+            // (obs-fold). Right after the start line it is §2.2's whitespace, never a fold.
+            if isLenient && !ranges.isEmpty && ASCII.isWhitespace(base.load(fromByteOffset: start, as: UInt8.self)) {
+                try unfold(base, start: start, end: contentEnd, errorBase: errorBase, classes)
+                continue
+            }
             guard ranges.count < maxFields else { throw HTTPParserError(.tooManyFields, offset: errorBase + start) }
             let range = try FieldBlockScanner.validateFieldLine(base, start: start, end: contentEnd, errorBase: errorBase, classes)
             ranges.append(range)
         }
+    }
+
+    /// Joins the continuation line `start..<end` (which starts with SP or HTAB) to the value of
+    /// the last field: its range is extended over the fold, and `ParsedFields` replaces the fold by
+    /// one SP when the value is read (RFC 9112 §5.2).
+    private mutating func unfold(
+        _ base: UnsafeRawPointer, start: Int, end: Int, errorBase: Int, _ classes: ByteClasses
+    ) throws(HTTPParserError) {
+        var range = ranges[ranges.count - 1]
+        // Folded framing never frames a message: Content-Length and Transfer-Encoding stay errors.
+        let contentLength: StaticString = "content-length", transferEncoding: StaticString = "transfer-encoding"
+        for name in [contentLength, transferEncoding] where range.nameLength == name.utf8CodeUnitCount
+            && ASCII.equalsIgnoringCase(base + Int(range.nameStart), name.utf8Start, range.nameLength) {
+            throw HTTPParserError(.obsoleteLineFolding, offset: errorBase + start)
+        }
+        var valueStart = start
+        while valueStart < end && ASCII.isWhitespace(base.load(fromByteOffset: valueStart, as: UInt8.self)) { valueStart &+= 1 }
+        var valueEnd = end
+        while valueEnd > valueStart && ASCII.isWhitespace(base.load(fromByteOffset: valueEnd &- 1, as: UInt8.self)) { valueEnd &-= 1 }
+        try FieldBlockScanner.validateFieldValue(base, start: valueStart, end: valueEnd, errorBase: errorBase, classes)
+        // A line of whitespace only adds nothing to the value.
+        guard valueStart < valueEnd else { return }
+        if range.valueStart == range.valueEnd {
+            // Nothing before the fold: the value starts on the continuation line, no fold inside.
+            range.valueStart = UInt32(truncatingIfNeeded: valueStart)
+        } else {
+            hasFoldedValues = true
+        }
+        range.valueEnd = UInt32(truncatingIfNeeded: valueEnd)
+        ranges[ranges.count - 1] = range
     }
 
     // MARK: Line finding
@@ -233,7 +288,8 @@ struct FieldBlockScanner: Sendable {
         // SAFETY (whole function): every load is at an offset in start..<end, which the caller
         // took from the readable bytes at `base`.
         let first = base.load(fromByteOffset: start, as: UInt8.self)
-        // RFC 9112 §5.2 obs-fold, or §2.2 whitespace between the start line and the first field.
+        // RFC 9112 §5.2 obs-fold (strict mode), or §2.2 whitespace between the start line and the
+        // first field.
         if ASCII.isWhitespace(first) { throw HTTPParserError(.obsoleteLineFolding, offset: errorBase + start) }
         var i = start
         while i < end && classes.isToken(base.load(fromByteOffset: i, as: UInt8.self)) { i &+= 1 }

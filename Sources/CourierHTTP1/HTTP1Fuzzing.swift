@@ -83,7 +83,7 @@ public struct HTTP1Transcript: Equatable, Sendable, CustomStringConvertible {
 /// Whole-input entry points over the public parsers, for fuzz targets, benchmarks and tests.
 @_spi(Fuzzing)
 public enum HTTP1Fuzzing {
-    /// Runs an `HTTP1ClientConnection` over a response cut into `chunks`.
+    /// Runs an `HTTP1ClientStateMachine` over a response cut into `chunks`.
     /// - Parameters:
     ///   - chunks: the response bytes as they arrive.
     ///   - request: the request the response answers (default: a GET without body).
@@ -92,15 +92,15 @@ public enum HTTP1Fuzzing {
     /// - Returns: the transcript of events and the final error.
     public static func parseResponse(
         _ chunks: [[UInt8]],
-        request: HTTP1ClientConnection.RequestInfo = .init(method: .get),
+        request: HTTP1ClientStateMachine.RequestInfo = .init(method: .get),
         closeAtEnd: Bool = true,
         limits: HTTP1ParserLimits = .default
     ) -> HTTP1Transcript {
         var transcript = HTTP1Transcript()
-        var connection = HTTP1ClientConnection(limits: limits)
+        var connection = HTTP1ClientStateMachine(limits: limits)
         var switched = false
         var leftover: [UInt8] = []
-        func drain(_ connection: inout HTTP1ClientConnection) throws(HTTPParserError) {
+        func drain(_ connection: inout HTTP1ClientStateMachine) throws(HTTPParserError) {
             while !switched {
                 switch try connection.nextEvent() {
                 case .needMoreData, .connectionClosed:
@@ -121,8 +121,11 @@ public enum HTTP1Fuzzing {
             }
         }
         do throws(HTTPParserError) {
-            try connection.requestHeadSent(request)
-            if request.hasBody { try connection.requestBodyDone() }
+            try connection.sendHead(request, framing: request.hasBody ? .chunked : .noBody)
+            if request.hasBody {
+                var discarded = GatherList()
+                _ = try? connection.sendEnd(into: &discarded)
+            }
             for chunk in chunks {
                 if switched { leftover += chunk; continue }
                 try connection.receivedBytes(ByteBuffer(bytes: chunk))

@@ -8,8 +8,8 @@
 ///
 /// | limit | default | precedent |
 /// | --- | --- | --- |
-/// | `maxHeadSize` | 64 KiB | h11 16 KiB, swift-nio 80 KiB, curl 300 KiB |
-/// | `maxFieldCount` | 100 | hyper (100 header slots) |
+/// | `maxHeadSize` | 256 KiB | Chrome 256 KiB; curl 300 KiB |
+/// | `maxFieldCount` | 5,000 | curl (`MAX_HTTP_RESP_HEADER_COUNT`); Chrome and Go count none |
 /// | `maxInterimResponses` | 16 | Go net/http, ruby net/http |
 /// | `maxChunkSizeDigits` | 16 | httparse (16 hex digits = 64 bits) |
 /// | `maxChunkExtensionsSize` | 16 KiB | hyper |
@@ -17,9 +17,12 @@
 public struct HTTP1ParserLimits: Sendable, Hashable {
     /// The most bytes of a response head (status line, field lines and the final empty line),
     /// counting every interim (1xx) head of the same response; for a request, the request head.
-    /// Default 64 KiB. A head of exactly this size is accepted; one byte more is `headTooLarge`.
+    /// Default 256 KiB (Chrome's limit; curl allows 300 KiB). A head of exactly this size is
+    /// accepted; one byte more is `headTooLarge`.
     public var maxHeadSize: Int
-    /// The most field lines in one head or one trailer section. Default 100.
+    /// The most field lines in one head or one trailer section (a folded continuation line is
+    /// part of its field). Default 5,000, curl's count (browsers and curl accept responses of
+    /// hundreds of fields; the head size bounds the memory anyway).
     public var maxFieldCount: Int
     /// The most interim (1xx other than 101) responses before the final response. Default 16.
     public var maxInterimResponses: Int
@@ -41,8 +44,8 @@ public struct HTTP1ParserLimits: Sendable, Hashable {
     ///   - maxChunkExtensionsSize: extension bytes per message.
     ///   - maxTrailerSize: trailer-section bytes per message.
     public init(
-        maxHeadSize: Int = 64 * 1024,
-        maxFieldCount: Int = 100,
+        maxHeadSize: Int = 256 * 1024,
+        maxFieldCount: Int = 5_000,
         maxInterimResponses: Int = 16,
         maxChunkSizeDigits: Int = 16,
         maxChunkExtensionsSize: Int = 16 * 1024,

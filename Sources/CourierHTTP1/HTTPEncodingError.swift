@@ -44,6 +44,11 @@ public struct HTTPEncodingError: Error, Hashable, Sendable, CustomStringConverti
         /// A trailer field that must not be sent in a trailer section: framing or routing fields
         /// (RFC 9110 §6.5.1: Content-Length, Transfer-Encoding, Host, Trailer).
         public static let forbiddenTrailerField = Code("forbiddenTrailerField")
+        /// A request body piece would go past the declared Content-Length, or the body was ended
+        /// before every declared byte was sent (RFC 9112 §6.2: the length is a promise).
+        public static let bodyLengthMismatch = Code("bodyLengthMismatch")
+        /// Body bytes for a request that declared no body, or after its body ended.
+        public static let noRequestBody = Code("noRequestBody")
 
         /// The stable name.
         public var description: String { rawValue }

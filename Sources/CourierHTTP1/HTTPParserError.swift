@@ -50,11 +50,12 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let whitespaceBeforeColon = Code(11, "whitespaceBeforeColon")
         /// A field value holds a byte outside `field-value` (NUL, another CTL, DEL) (RFC 9110 §5.5).
         public static let invalidFieldValue = Code(12, "invalidFieldValue")
-        /// A line starts with SP or HTAB: obsolete line folding, or whitespace after the start line
-        /// (RFC 9112 §5.2, §2.2). Rejected, never unfolded.
+        /// A line starts with SP or HTAB where it cannot be unfolded: whitespace after the start
+        /// line (RFC 9112 §2.2), obs-fold in a request (§5.2), or obs-fold in a Content-Length or
+        /// Transfer-Encoding field of a response (folded framing never frames a message).
         public static let obsoleteLineFolding = Code(13, "obsoleteLineFolding")
-        /// A line ended in LF without CR (RFC 9112 §2.2 allows recipients to accept it; Courier does
-        /// not).
+        /// A line ended in LF without CR in a request (RFC 9112 §2.2 allows recipients to accept
+        /// it; Courier accepts it in responses only).
         public static let bareLineFeed = Code(14, "bareLineFeed")
         /// A CR not followed by LF (RFC 9112 §2.2: consider the element invalid).
         public static let bareCarriageReturn = Code(15, "bareCarriageReturn")
@@ -112,6 +113,19 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         /// Bytes arrived while no response was expected (after a complete response, or before any
         /// request) (RFC 9112 §9.3: a client does not pipeline here).
         public static let unexpectedData = Code(55, "unexpectedData")
+
+        /// Whether this code means a configured limit was exceeded (the head size, the field count,
+        /// the interim responses, the trailer section, the chunk extensions) rather than a
+        /// malformed message: curl's exit 100 rather than 8.
+        public var isLimit: Bool {
+            switch rawValue {
+            case Code.headTooLarge.rawValue, Code.tooManyFields.rawValue, Code.tooManyInterimResponses.rawValue,
+                 Code.trailersTooLarge.rawValue, Code.chunkExtensionsTooLarge.rawValue:
+                return true
+            default:
+                return false
+            }
+        }
     }
 
     /// What went wrong.
@@ -132,6 +146,36 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// `code at byte offset`.
     public var description: String { "HTTPParserError(\(code.name) at byte \(offset))" }
+
+    /// A sentence for people (not API): for a limit, which one and its value, named as in
+    /// `HTTP1ParserLimits`; otherwise what was wrong and where.
+    /// - Parameter limits: the limits the parser ran with.
+    /// - Returns: the explanation.
+    public func explanation(limits: HTTP1ParserLimits) -> String {
+        switch code {
+        case .headTooLarge:
+            return "Too large response head: more than \(limits.maxHeadSize) bytes (limit maxHeadSize, 1xx heads included)"
+        case .tooManyFields:
+            return "Too many header fields in the response: more than \(limits.maxFieldCount) (limit maxFieldCount)"
+        case .tooManyInterimResponses:
+            return "Too many interim (1xx) responses: more than \(limits.maxInterimResponses) (limit maxInterimResponses)"
+        case .trailersTooLarge:
+            return "Too large response trailers: more than \(limits.maxTrailerSize) bytes (limit maxTrailerSize)"
+        case .chunkExtensionsTooLarge:
+            return "Too large chunk extensions: more than \(limits.maxChunkExtensionsSize) bytes (limit maxChunkExtensionsSize)"
+        case .invalidStatusLine:
+            return offset == 0 ? "Weird server reply: not an HTTP/1.x status line (byte 0)"
+                : "Weird server reply: invalid status line at byte \(offset)"
+        case .unsupportedVersion:
+            return "Unsupported HTTP version in response (byte \(offset))"
+        case .incompleteHead:
+            return "Weird server reply: the connection closed inside the response head (after \(offset) bytes)"
+        case .emptyResponse:
+            return "Empty reply from server"
+        default:
+            return "Weird server reply: \(code.name) at byte \(offset)"
+        }
+    }
 
     /// The same error with its offset moved by `delta` (to report an inner offset from the start of
     /// the whole message).

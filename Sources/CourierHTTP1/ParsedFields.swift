@@ -7,7 +7,9 @@
 //
 // Invariants: every range lies inside `bytes` (the scanner only records ranges of the block it
 // validated); names are non-empty tokens; values have no leading or trailing SP/HTAB and only
-// `field-value` bytes.
+// `field-value` bytes — except that, when `hasFoldedValues`, a value range may span obs-folds
+// (OWS, CR? LF, RWS; RFC 9112 §5.2), and every way of reading a value (subscript, lookups, list
+// tokens) replaces each fold by one SP. Only such a value is copied; `bytes` stays as received.
 
 import CourierBytes
 
@@ -41,16 +43,20 @@ public struct ParsedFields: Sendable, RandomAccessCollection, CustomStringConver
     /// The bytes of the whole block the ranges point into (index 0 = first byte of the block).
     public let bytes: ByteBuffer
     let ranges: [FieldRange]
+    /// Whether some value range spans an obs-fold (a lenient parse of a response).
+    let hasFoldedValues: Bool
 
-    init(bytes: ByteBuffer, ranges: [FieldRange]) {
+    init(bytes: ByteBuffer, ranges: [FieldRange], hasFoldedValues: Bool = false) {
         self.bytes = bytes
         self.ranges = ranges
+        self.hasFoldedValues = hasFoldedValues
     }
 
     /// An empty list (for example, the trailers of a message that had none).
     public init() {
         bytes = ParsedFields.emptyBytes
         ranges = []
+        hasFoldedValues = false
     }
 
     // One shared empty buffer, so an empty trailer list costs no allocation.
@@ -66,7 +72,51 @@ public struct ParsedFields: Sendable, RandomAccessCollection, CustomStringConver
     public subscript(position: Int) -> ParsedField {
         let range = ranges[position]
         return ParsedField(name: bytes.getSlice(at: Int(range.nameStart), length: range.nameLength)!,
-                           value: bytes.getSlice(at: Int(range.valueStart), length: range.valueLength)!)
+                           value: value(of: range))
+    }
+
+    /// The value of `range`: a slice of the received bytes, or — for a value spanning obs-folds —
+    /// a copy with each fold replaced by one SP.
+    func value(of range: FieldRange) -> ByteBuffer {
+        let slice = bytes.getSlice(at: Int(range.valueStart), length: range.valueLength)!
+        guard hasFoldedValues else { return slice }
+        return slice.withUnsafeReadableBytes { raw in
+            ParsedFields.unfolded(raw).map { ByteBuffer(bytes: $0) } ?? slice
+        }
+    }
+
+    /// RFC 9112 §5.2: `raw` with every run of SP / HTAB / CR / LF that holds an LF (an obs-fold
+    /// and the whitespace around it) replaced by one SP; nil when `raw` holds no fold. (A value
+    /// holds CR or LF only inside a fold: anywhere else they are parse errors.)
+    static func unfolded(_ raw: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard raw.contains(0x0A) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var i = 0
+        while i < raw.count {
+            let byte = raw[i]
+            if byte == 0x0A || byte == 0x0D {
+                while let last = out.last, ASCII.isWhitespace(last) { out.removeLast() }
+                while i < raw.count && (ASCII.isWhitespace(raw[i]) || raw[i] == 0x0A || raw[i] == 0x0D) { i += 1 }
+                out.append(0x20)
+                continue
+            }
+            out.append(byte)
+            i += 1
+        }
+        return out
+    }
+
+    /// Calls `body` with the value bytes of `range`, unfolded when needed.
+    @inline(__always)
+    func withValueBytes<R, E: Error>(_ range: FieldRange, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try bytes.withUnsafeReadableBytes { (raw) throws(E) -> R in
+            let value = UnsafeRawBufferPointer(start: raw.baseAddress! + Int(range.valueStart), count: range.valueLength)
+            if hasFoldedValues, let unfolded = ParsedFields.unfolded(value) {
+                return try ByteBuffer(bytes: unfolded).withUnsafeReadableBytes { (copy) throws(E) -> R in try body(copy) }
+            }
+            return try body(value)
+        }
     }
 
     /// Whether the field at `position` is named `name`, compared ASCII case-insensitively.
@@ -152,8 +202,8 @@ public struct ParsedFields: Sendable, RandomAccessCollection, CustomStringConver
 
     func containsToken(_ token: UnsafeRawBufferPointer, inField name: UnsafeRawBufferPointer) -> Bool {
         for range in ranges where matches(range, name) {
-            let found = bytes.withUnsafeReadableBytes { raw in
-                ASCII.listContains(raw.baseAddress! + Int(range.valueStart), count: range.valueLength, token: token)
+            let found = withValueBytes(range) { value in
+                ASCII.listContains(value.baseAddress ?? token.baseAddress!, count: value.count, token: token)
             }
             if found { return true }
         }
@@ -166,10 +216,7 @@ public struct ParsedFields: Sendable, RandomAccessCollection, CustomStringConver
         _ body: (UnsafeRawBufferPointer, _ offset: Int) throws(E) -> Void
     ) throws(E) {
         for range in ranges where matches(range, name) {
-            try bytes.withUnsafeReadableBytes { (raw) throws(E) in
-                try body(UnsafeRawBufferPointer(start: raw.baseAddress! + Int(range.valueStart), count: range.valueLength),
-                         Int(range.valueStart))
-            }
+            try withValueBytes(range) { (value) throws(E) in try body(value, Int(range.valueStart)) }
         }
     }
 }

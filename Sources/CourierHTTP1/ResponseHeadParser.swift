@@ -22,9 +22,18 @@
 // bounded here by `maxInterimResponses`).
 //
 // Strictness: the status line is `HTTP/1.d SP 3DIGIT SP reason CRLF` with exactly one SP after
-// the version; the status is 100–599; an empty reason may omit the second SP (as h11, httparse and
-// curl accept: real servers send `HTTP/1.1 200\r\n`). HTTP versions other than 1.x are
-// `unsupportedVersion`.
+// the version; the status is 100–999 (RFC 9110 §15: three digits; a client treats an unknown code
+// as the x00 of its class — which, for 600–999, does not exist, so such a response is delivered as
+// it is, a final response); an empty reason may omit the second SP (as h11, httparse and curl
+// accept: real servers send `HTTP/1.1 200\r\n`). HTTP versions other than 1.x are
+// `unsupportedVersion`. The head is read leniently, as a user agent may (FieldBlockScanner): bare
+// LF line ends are accepted and obs-fold is unfolded.
+//
+// Not HTTP at all: the first eight bytes must be `HTTP/` DIGIT `.` DIGIT, and they are checked as
+// they arrive, so a reply that cannot be a status line (a TLS record or alert on an http:// URL,
+// NUL bytes, a lone space) fails at its first wrong byte instead of waiting for a line end that
+// may never come. The check only looks at bytes the scanner would accept too (within the size
+// limit), so the outcome does not depend on where the input was cut.
 
 import CourierBytes
 
@@ -33,7 +42,7 @@ import CourierBytes
 public struct ResponseHead: Sendable, CustomStringConvertible {
     /// The protocol version of the status line.
     public let version: HTTPVersion
-    /// The status code, 100–599.
+    /// The status code, 100–999.
     public let status: Int
     /// The field lines, in order; `headers.bytes` is the whole head as received.
     public let headers: ParsedFields
@@ -65,7 +74,7 @@ public struct ResponseHeadParser: Sendable {
     }
 
     private let limits: HTTP1ParserLimits
-    private var scanner = FieldBlockScanner(expectsStartLine: true)
+    private var scanner = FieldBlockScanner(expectsStartLine: true, lenient: true)
     private var needsReset = false
     private var failure: HTTPParserError?
     private var interimCount = 0
@@ -118,6 +127,7 @@ public struct ResponseHeadParser: Sendable {
 
     private mutating func parseReadable(_ raw: UnsafeRawBufferPointer, _ buffer: ByteBuffer) throws(HTTPParserError) -> Result {
         let limit = limits.effectiveMaxHeadSize - interimBytes
+        if scanner.expectsStartLine { try checkVersionPrefix(raw, limit: limit) }
         while true {
             switch try scanner.scan(raw, limit: limit, maxFields: limits.maxFieldCount, tooLarge: .headTooLarge, errorBase: interimBytes) {
             case .needMoreData:
@@ -131,7 +141,8 @@ public struct ResponseHeadParser: Sendable {
             case .complete(let end):
                 let head = ResponseHead(
                     version: version, status: status,
-                    headers: ParsedFields(bytes: buffer.getSlice(at: buffer.readerIndex, length: end)!, ranges: scanner.ranges),
+                    headers: ParsedFields(bytes: buffer.getSlice(at: buffer.readerIndex, length: end)!, ranges: scanner.ranges,
+                                          hasFoldedValues: scanner.hasFoldedValues),
                     reasonStart: reasonStart, reasonLength: reasonLength)
                 // The range array is shared with the head now; it is emptied at the next parse,
                 // when the caller has (normally) dropped the head, so no copy is made.
@@ -145,6 +156,28 @@ public struct ResponseHeadParser: Sendable {
                 }
                 return .complete(head, consumed: end)
             }
+        }
+    }
+
+    /// The first bytes of a status line, checked as soon as they arrive: `HTTP/` DIGIT `.` DIGIT.
+    /// Only bytes below `limit` are looked at (beyond it the scanner reports `headTooLarge` first,
+    /// whatever the cut).
+    private func checkVersionPrefix(_ raw: UnsafeRawBufferPointer, limit: Int) throws(HTTPParserError) {
+        let count = min(raw.count, 8, max(limit, 0))
+        var i = 0
+        while i < count {
+            let byte = raw[i]
+            let fits: Bool
+            switch i {
+            case 0: fits = byte == UInt8(ascii: "H")
+            case 1, 2: fits = byte == UInt8(ascii: "T")
+            case 3: fits = byte == UInt8(ascii: "P")
+            case 4: fits = byte == UInt8(ascii: "/")
+            case 6: fits = byte == UInt8(ascii: ".")
+            default: fits = byte &- UInt8(ascii: "0") < 10
+            }
+            if !fits { throw HTTPParserError(.invalidStatusLine, offset: interimBytes + i) }
+            i += 1
         }
     }
 
@@ -169,8 +202,9 @@ public struct ResponseHeadParser: Sendable {
         let d0 = base.load(fromByteOffset: start + 9, as: UInt8.self) &- UInt8(ascii: "0")
         let d1 = base.load(fromByteOffset: start + 10, as: UInt8.self) &- UInt8(ascii: "0")
         let d2 = base.load(fromByteOffset: start + 11, as: UInt8.self) &- UInt8(ascii: "0")
-        // RFC 9110 §15: the first digit is the class, 1–5.
-        guard d0 >= 1 && d0 <= 5 && d1 < 10 && d2 < 10 else {
+        // RFC 9110 §15: three digits; 100–999 are taken (the first digit is the class where one
+        // exists; 600–999 are delivered as they are), 000–099 are not status codes.
+        guard d0 >= 1 && d0 <= 9 && d1 < 10 && d2 < 10 else {
             throw HTTPParserError(.invalidStatusLine, offset: errorBase + start + 9)
         }
         self.version = version

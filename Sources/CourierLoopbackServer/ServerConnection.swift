@@ -92,18 +92,20 @@ final class ServerConnection: @unchecked Sendable {
         if input.readerIndex > 65536 || (input.readableBytes == 0 && input.readerIndex > 0) { input.discardReadBytes() }
         do {
             if let tls {
+                // The engine reads the ciphertext in place (no copy); compact before each read.
+                if cipherIn.readableBytes == 0 { cipherIn.clear() } else { cipherIn.discardReadBytes() }
                 let result = try socket.read(into: &cipherIn, maxBytes: core.configuration.readSize)
                 switch result {
                 case .wouldBlock: return
                 case .processed(0): tls.receivedEOF(); peerEOF = true
-                case .processed: tls.receivedCiphertext(cipherIn); cipherIn.clear()
+                case .processed: break
                 }
                 if case .handshaking = phase {
                     try driveHandshake()
                     if case .handshaking = phase { return }
                 }
                 readLoop: while true {
-                    switch try tls.readPlaintext(into: &input) {
+                    switch try tls.readPlaintext(from: &cipherIn, into: &input) {
                     case .bytes: continue
                     case .needsMoreData: break readLoop
                     case .closed: peerEOF = true; break readLoop
@@ -137,7 +139,7 @@ final class ServerConnection: @unchecked Sendable {
     private func driveHandshake() throws {
         guard let tls else { return }
         while true {
-            switch try tls.handshake() {
+            switch try tls.handshake(from: &cipherIn) {
             case .needsWrite:
                 output.append(.buffer(tls.pendingCiphertext()))
             case .needsMoreData:

@@ -29,7 +29,7 @@ extension MultipartForm {
             if body.withUnsafeReadableBytes({ boundary.occurs(in: $0) }) { return nil }
             let headers = part.headers
             let head: MultipartPartHead
-            if part.customHeaders != nil {
+            if part.customHeaders != nil || !part.extraHeaders.isEmpty {
                 guard let parsed = MultipartForm.formDataHead(headers) else { return nil }
                 head = parsed
             } else {

@@ -50,6 +50,9 @@ public struct MultipartForm: Sendable {
         public let body: Body
         /// The length of the body in bytes.
         public let bodyLength: UInt64
+        /// Header lines the caller added after the generated ones (curl's `-F ...;headers=`); one
+        /// named Content-Disposition or Content-Type replaces the generated line of that name.
+        public let extraHeaders: [MultipartHeader]
         let customHeaders: [MultipartHeader]?
         let leadStart: Int
         let headerStart: Int
@@ -58,11 +61,16 @@ public struct MultipartForm: Sendable {
         /// The part's header lines in wire order, names and file names escaped as on the wire.
         public var headers: [MultipartHeader] {
             if let customHeaders { return customHeaders }
-            var disposition = "form-data; name=\"\(MultipartEscaping.escape(name ?? ""))\""
-            if let fileName { disposition += "; filename=\"\(MultipartEscaping.escape(fileName))\"" }
-            var list = [MultipartHeader(name: "Content-Disposition", value: disposition)]
-            if let contentType { list.append(MultipartHeader(name: "Content-Type", value: contentType)) }
-            return list
+            var list: [MultipartHeader] = []
+            if !MultipartForm.contains("content-disposition", in: extraHeaders) {
+                var disposition = "form-data; name=\"\(MultipartEscaping.escape(name ?? ""))\""
+                if let fileName { disposition += "; filename=\"\(MultipartEscaping.escape(fileName))\"" }
+                list.append(MultipartHeader(name: "Content-Disposition", value: disposition))
+            }
+            if let contentType, !MultipartForm.contains("content-type", in: extraHeaders) {
+                list.append(MultipartHeader(name: "Content-Type", value: contentType))
+            }
+            return list + extraHeaders
         }
     }
 
@@ -113,7 +121,7 @@ public struct MultipartForm: Sendable {
     // MARK: Appending (AFMultipartFormData)
 
     /// Appends a file, named after its last path component, with its MIME type inferred from its
-    /// extension (`appendPartWithFileURL:name:error:`).
+    /// extension by the file system (`appendPartWithFileURL:name:error:`).
     /// - Parameters:
     ///   - path: the file's path.
     ///   - name: the form field name.
@@ -126,7 +134,7 @@ public struct MultipartForm: Sendable {
             throw MultipartError(.invalidFilePath, partIndex: parts.count)
         }
         try appendFile(atPath: path, name: name, fileName: fileName,
-                       mimeType: MultipartMIMEType.forFileName(fileName), fileSystem: fileSystem)
+                       mimeType: fileSystem.mimeType(forFileName: fileName), fileSystem: fileSystem)
     }
 
     /// Appends a file with an explicit file name and MIME type
@@ -144,6 +152,27 @@ public struct MultipartForm: Sendable {
         atPath path: String, name: String, fileName: String, mimeType: String,
         byteRange: Range<UInt64>? = nil, fileSystem: some MultipartFileSystem
     ) throws(MultipartError) {
+        try appendFile(atPath: path, name: name, fileName: fileName, mimeType: mimeType, byteRange: byteRange,
+                       headers: [], fileSystem: fileSystem)
+    }
+
+    /// Appends a file with an explicit file name and MIME type, and header lines of the caller's
+    /// after the generated ones (curl's `-F "name=@file;type=T;headers=H"`).
+    /// - Parameters:
+    ///   - path: the file's path.
+    ///   - name: the form field name.
+    ///   - fileName: the file name sent in `Content-Disposition`.
+    ///   - mimeType: the part's `Content-Type`.
+    ///   - byteRange: the bytes of the file to send; nil for the whole file.
+    ///   - headers: extra header lines; one named Content-Disposition or Content-Type replaces the
+    ///     generated one.
+    ///   - fileSystem: asked for the file's size and identity now.
+    /// - Throws: `MultipartError` — `.invalidName`, `.invalidHeaderName`, `.invalidHeaderValue`,
+    ///   `.fileUnavailable`, `.invalidFileRange`, `.contentLengthOverflow`.
+    public mutating func appendFile(
+        atPath path: String, name: String, fileName: String, mimeType: String,
+        byteRange: Range<UInt64>? = nil, headers: [MultipartHeader], fileSystem: some MultipartFileSystem
+    ) throws(MultipartError) {
         let attributes: MultipartFileAttributes
         do {
             attributes = try fileSystem.attributes(ofFileAt: path)
@@ -156,7 +185,8 @@ public struct MultipartForm: Sendable {
         }
         let file = MultipartFileRange(path: path, offset: range.lowerBound, length: range.upperBound - range.lowerBound,
                                       expectedAttributes: attributes)
-        try appendFile(file, name: name, fileName: fileName, mimeType: mimeType)
+        try append(name: name, fileName: fileName, contentType: mimeType, customHeaders: nil, extraHeaders: headers,
+                   body: .file(file), bodyLength: file.length)
     }
 
     /// Appends a file part already described by the caller (the I/O layer examined the file).
@@ -225,6 +255,40 @@ public struct MultipartForm: Sendable {
         try appendField(name: name, value: ByteBuffer(string: value))
     }
 
+    /// Appends a form field with the options curl's `-F "name=value;type=T;filename=F;headers=H"`
+    /// gives it: a Content-Type, a file name in Content-Disposition, extra header lines.
+    /// - Parameters:
+    ///   - name: the form field name.
+    ///   - value: the value's bytes, kept by reference.
+    ///   - contentType: the part's Content-Type, or nil for none.
+    ///   - fileName: a file name for Content-Disposition, or nil for none.
+    ///   - headers: extra header lines; one named Content-Disposition or Content-Type replaces the
+    ///     generated one.
+    /// - Throws: `MultipartError` — `.invalidName`, `.invalidHeaderName`, `.invalidHeaderValue`,
+    ///   `.contentLengthOverflow`.
+    public mutating func appendField(name: String, value: ByteBuffer, contentType: String?, fileName: String?,
+                                     headers: [MultipartHeader]) throws(MultipartError) {
+        try append(name: name, fileName: fileName, contentType: contentType, customHeaders: nil, extraHeaders: headers,
+                   body: .bytes(value), bodyLength: UInt64(value.readableBytes))
+    }
+
+    /// The same form with another boundary: the same parts, their framing written again. A
+    /// request that is sent again (another URL, a retry by the caller) gets a fresh boundary this
+    /// way without reading or re-validating any part.
+    /// - Parameter boundary: the new boundary.
+    /// - Returns: the form.
+    public func replacingBoundary(_ boundary: MultipartBoundary) -> MultipartForm {
+        var form = MultipartForm(boundary: boundary)
+        for part in parts {
+            // Every part was validated when it was first appended; its lengths are unchanged
+            // except the boundary's, which is bounded (70 bytes), so this cannot fail.
+            try! form.append(name: part.name, fileName: part.fileName, contentType: part.contentType,
+                             customHeaders: part.customHeaders, extraHeaders: part.extraHeaders,
+                             body: part.body, bodyLength: part.bodyLength)
+        }
+        return form
+    }
+
     /// Appends a part with the caller's own header lines, in the given order
     /// (`appendPartWithHeaders:body:`). RFC 7578 §4.2 wants a `Content-Disposition: form-data`
     /// header with a name; without one the body is multipart but not form-data.
@@ -243,7 +307,7 @@ public struct MultipartForm: Sendable {
 
     private mutating func append(
         name: String?, fileName: String?, contentType: String?, customHeaders: [MultipartHeader]?,
-        body: Body, bodyLength: UInt64
+        extraHeaders: [MultipartHeader] = [], body: Body, bodyLength: UInt64
     ) throws(MultipartError) {
         let index = parts.count
         if let name, !MultipartEscaping.isEscapable(name) { throw MultipartError(.invalidName, partIndex: index) }
@@ -251,7 +315,7 @@ public struct MultipartForm: Sendable {
         if let contentType, contentType.isEmpty || !MultipartHeader.isValidValue(contentType) {
             throw MultipartError(.invalidHeaderValue, partIndex: index)
         }
-        for header in customHeaders ?? [] {
+        for header in (customHeaders ?? []) + extraHeaders {
             guard MultipartHeader.isValidName(header.name) else { throw MultipartError(.invalidHeaderName, partIndex: index) }
             guard MultipartHeader.isValidValue(header.value) else { throw MultipartError(.invalidHeaderValue, partIndex: index) }
         }
@@ -270,16 +334,24 @@ public struct MultipartForm: Sendable {
                 framing.writeString("\r\n")
             }
         } else {
-            framing.writeString("Content-Disposition: form-data; name=\"")
-            MultipartEscaping.writeEscaped(name ?? "", into: &framing)
-            if let fileName {
-                framing.writeString("\"; filename=\"")
-                MultipartEscaping.writeEscaped(fileName, into: &framing)
+            if !MultipartForm.contains("content-disposition", in: extraHeaders) {
+                framing.writeString("Content-Disposition: form-data; name=\"")
+                MultipartEscaping.writeEscaped(name ?? "", into: &framing)
+                if let fileName {
+                    framing.writeString("\"; filename=\"")
+                    MultipartEscaping.writeEscaped(fileName, into: &framing)
+                }
+                framing.writeString("\"\r\n")
             }
-            framing.writeString("\"\r\n")
-            if let contentType {
+            if let contentType, !MultipartForm.contains("content-type", in: extraHeaders) {
                 framing.writeString("Content-Type: ")
                 framing.writeString(contentType)
+                framing.writeString("\r\n")
+            }
+            for header in extraHeaders {
+                framing.writeString(header.name)
+                framing.writeString(": ")
+                framing.writeString(header.value)
                 framing.writeString("\r\n")
             }
         }
@@ -296,8 +368,13 @@ public struct MultipartForm: Sendable {
         }
         partsLength = total
         parts.append(Part(name: name, fileName: fileName, contentType: contentType, body: body,
-                          bodyLength: bodyLength, customHeaders: customHeaders,
+                          bodyLength: bodyLength, extraHeaders: extraHeaders, customHeaders: customHeaders,
                           leadStart: leadStart, headerStart: headerStart, leadEnd: leadEnd))
+    }
+
+    /// Whether `headers` has a line named `lowercasedName` (ASCII case-insensitive).
+    static func contains(_ lowercasedName: String, in headers: [MultipartHeader]) -> Bool {
+        headers.contains { asciiLowercased($0.name.utf8) == Array(lowercasedName.utf8) }
     }
 
     /// The last path component (after trailing slashes are dropped), as NSURL's `lastPathComponent`.

@@ -74,12 +74,23 @@ public protocol MultipartFileSystem: Sendable {
     /// pass (its part ended, failed or the stream restarted), so a cached descriptor can be closed.
     /// - Parameter path: the file's path.
     func finishedReading(fileAt path: String)
+
+    /// The MIME type of a file part whose type the caller did not give, from its file name (the
+    /// platform's type database, as AFNetworking asks the platform).
+    /// - Parameter fileName: the file name (a last path component).
+    /// - Returns: the type.
+    func mimeType(forFileName fileName: String) -> String
 }
 
 extension MultipartFileSystem {
     /// Does nothing: a file system that keeps no descriptors has nothing to close.
     /// - Parameter path: the file's path.
     public func finishedReading(fileAt path: String) {}
+
+    /// The built-in table's answer (`MultipartMIMEType.forFileName`).
+    /// - Parameter fileName: the file name.
+    /// - Returns: the type.
+    public func mimeType(forFileName fileName: String) -> String { MultipartMIMEType.forFileName(fileName) }
 }
 
 /// A source of bytes of a declared length that can be read again from its start: each pass over

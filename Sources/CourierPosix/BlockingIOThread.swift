@@ -10,6 +10,8 @@ public final class BlockingIOThread: Sendable {
     private struct Shared {
         var jobs: [@Sendable () -> Void] = []
         var stopping = false
+        /// The worker found no job and is about to wait (or waits) on the eventfd.
+        var sleeping = false
     }
 
     private let wakeFD: CInt
@@ -38,8 +40,15 @@ public final class BlockingIOThread: Sendable {
             let job: @Sendable () -> Void = {
                 do throws(E) { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
             }
-            shared.withLock { s in
+            let wake = shared.withLock { s -> Bool in
                 s.jobs.append(job)
+                guard s.sleeping else { return false }
+                s.sleeping = false
+                return true
+            }
+            // Signalled outside the lock, and only when the worker sleeps: a signal under the
+            // lock made the worker spin on it as it woke.
+            if wake {
                 do { try Sys.eventFDSignal(wakeFD) } catch { preconditionFailure("waking the file I/O thread failed: \(error)") }
             }
         }
@@ -50,7 +59,8 @@ public final class BlockingIOThread: Sendable {
         while true {
             let jobs = shared.withLock { s -> [@Sendable () -> Void] in
                 let jobs = s.jobs
-                s.jobs.removeAll()
+                s.jobs.removeAll(keepingCapacity: true)
+                if jobs.isEmpty { s.sleeping = true }
                 return jobs
             }
             if jobs.isEmpty {

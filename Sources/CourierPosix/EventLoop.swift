@@ -162,7 +162,10 @@ public final class EventLoop: @unchecked Sendable {
         LiveObjects.created(.eventLoop)
     }
 
-    deinit { LiveObjects.destroyed(.eventLoop) }
+    deinit {
+        try? Sys.close(wakeFD)
+        LiveObjects.destroyed(.eventLoop)
+    }
 
     /// Whether the caller is running on this loop's thread.
     public var inEventLoop: Bool { loopThread.load(ordering: .acquiring) == Sys.currentThread() }
@@ -192,20 +195,21 @@ public final class EventLoop: @unchecked Sendable {
             localWork.append(work)
             return true
         }
-        return shared.withLock { s in
+        enum Outcome { case refused, queued, queuedAndWake }
+        let outcome = shared.withLock { s -> Outcome in
             switch s.state {
-            case .stopped, .stopping: return false
+            case .stopped, .stopping: return .refused
             case .running: break
             }
             s.tasks.append(work)
-            if !s.wakePending {
-                s.wakePending = true
-                // Signalled under the lock: the loop closes wakeFD under the same lock once
-                // stopped, so the descriptor is still ours here.
-                wake()
-            }
-            return true
+            guard !s.wakePending else { return .queued }
+            s.wakePending = true
+            return .queuedAndWake
         }
+        // Signalled after the lock is released (a syscall under it made the loop spin on the
+        // lock meanwhile); wakeFD stays open until deinit, so it is still ours here.
+        if outcome == .queuedAndWake { wake() }
+        return outcome != .refused
     }
 
     /// Runs `body` on the loop thread and returns its result to the awaiting task. The task
@@ -531,7 +535,8 @@ public final class EventLoop: @unchecked Sendable {
         cancelledBeforeStart.removeAll()
         let waiters = shared.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.state = .stopped
-            try? Sys.close(wakeFD)
+            // wakeFD is closed in deinit: a thread that queued work just before the stop may
+            // still be about to signal it.
             try? Sys.close(epollFD)
             let waiters = s.shutdownWaiters
             s.shutdownWaiters = []

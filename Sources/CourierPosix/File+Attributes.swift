@@ -49,4 +49,35 @@ extension File {
     public static func removeExtendedAttribute(_ name: String, atPath path: String) throws(Errno) {
         try Sys.removeExtendedAttribute(name, atPath: path)
     }
+
+    /// Sets the access and modification times of `path` (utimensat(2), following symbolic links),
+    /// in whole seconds since 1970 — curl's `-R` sets both to the remote time.
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - seconds: the time for both.
+    /// - Throws: `Errno` (ENOENT, EPERM, EACCES, ...).
+    public static func setTimes(atPath path: String, to seconds: Int64) throws(Errno) {
+        try Sys.setTimes(path, access: seconds, modification: seconds)
+    }
+
+    /// Creates the directory `path` and any missing parents (mkdir -p), each with `mode` less the
+    /// umask; directories that exist are left as they are.
+    /// - Parameters:
+    ///   - path: the directory.
+    ///   - mode: the mode of the directories created (curl's --create-dirs uses 0750).
+    /// - Throws: `Errno` (EACCES, ENOTDIR when a part is not a directory, ...).
+    public static func makeDirectories(_ path: String, mode: UInt32) throws(Errno) {
+        guard !path.isEmpty, !isDirectory(atPath: path) else { return }
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            if component != "." && component != ".." && !isDirectory(atPath: prefix) {
+                do throws(Errno) { try Sys.makeDirectory(prefix, mode: mode) } catch where error == .fileExists {
+                    // Someone made it in between (fine), or it is something else: not a directory.
+                    guard isDirectory(atPath: prefix) else { throw Errno.notDirectory }
+                }
+            }
+            prefix += "/"
+        }
+    }
 }

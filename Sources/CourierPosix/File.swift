@@ -46,12 +46,13 @@ public final class File: @unchecked Sendable {
     /// - Parameters:
     ///   - path: the file.
     ///   - access: read, write or both.
-    ///   - create: create it (mode 0600) when missing.
+    ///   - create: create it when missing.
     ///   - truncate: empty it on open.
+    ///   - mode: the mode of a file it creates, before the umask (default 0600).
     /// - Returns: the open file.
     /// - Throws: `Errno` (ENOENT, EACCES, EISDIR, ...).
     public static func open(_ path: String, access: Access = .readOnly, create: Bool = false,
-                            truncate: Bool = false) throws(Errno) -> File {
+                            truncate: Bool = false, mode: UInt32 = 0o600) throws(Errno) -> File {
         var flags: CInt
         switch access {
         case .readOnly: flags = O_RDONLY
@@ -60,7 +61,7 @@ public final class File: @unchecked Sendable {
         }
         if create { flags |= O_CREAT }
         if truncate { flags |= O_TRUNC }
-        return File(adopting: try Sys.open(path, flags: flags, mode: 0o600), path: path)
+        return File(adopting: try Sys.open(path, flags: flags, mode: mode), path: path)
     }
 
     /// Creates a new, empty file with a unique name in `directory` (mkostemp: O_EXCL, mode 0600,
@@ -90,6 +91,20 @@ public final class File: @unchecked Sendable {
         let fd = fileDescriptor
         return try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maxBytes) { (region) throws(Errno) -> Int in
             try Sys.pread(fd, into: UnsafeMutableRawBufferPointer(rebasing: region[..<maxBytes]), at: offset)
+        }
+    }
+
+    /// Reads what the file has at its own position (read(2)), up to `buffer.count` bytes — for
+    /// files without positions (a FIFO, a device), waiting until something comes.
+    /// - Parameter buffer: where the bytes go.
+    /// - Returns: the bytes read; 0 at end of file.
+    /// - Throws: `Errno` (EIO, EISDIR, ...).
+    public func readSequentially(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        while true {
+            switch try Sys.read(fileDescriptor, into: buffer) {
+            case .processed(let n): return n
+            case .wouldBlock: Sys.waitReadable(fileDescriptor)
+            }
         }
     }
 

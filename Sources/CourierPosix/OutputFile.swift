@@ -25,6 +25,13 @@
 // - When the directory is not writable but the existing file is, the file itself is truncated and
 //   written in place. That case is not atomic: a failure leaves what arrived.
 // - A resumed download appends to the existing regular file at the validated offset.
+// - Never replacing (`ExistingFilePolicy`): `.keep` refuses a name that exists (EEXIST, at open
+//   and again at commit: the unnamed file is linked with linkat, which never replaces, and a named
+//   fallback with link(2)); `.numbered` gives the new file the first free name among NAME,
+//   NAME.1 ... NAME.limit at commit (curl's --no-clobber), by the same exclusive links. Those names
+//   are the path as given (a symbolic link there counts as taken, as curl's O_EXCL open sees it).
+//   Devices, FIFOs and descriptors are written as they are whatever the policy: nothing of them is
+//   replaced.
 //
 // Every call here may block (a slow disk, a FIFO's reader): run them on `BlockingIOThread`, never
 // on a thread of the cooperative pool (design §4).
@@ -67,6 +74,14 @@ public struct FileStatus: Sendable, Equatable {
     public var size: Int64
     /// The number of hard links.
     public var linkCount: Int
+    /// The last modification, in whole seconds since 1970 (st_mtime).
+    public var modificationTime: Int64
+    /// The nanoseconds part of the last modification (`st_mtim.tv_nsec`).
+    public var modificationNanoseconds: Int64
+    /// The device the file lives on (`st_dev`).
+    public var device: UInt64
+    /// The inode number (`st_ino`).
+    public var inode: UInt64
 
     init(_ info: stat) {
         // The S_IF* values are fixed by the Linux ABI; spelled out because Glibc's macros import
@@ -86,6 +101,10 @@ public struct FileStatus: Sendable, Equatable {
         group = UInt32(info.st_gid)
         size = Int64(info.st_size)
         linkCount = Int(info.st_nlink)
+        modificationTime = Int64(info.st_mtim.tv_sec)
+        modificationNanoseconds = Int64(info.st_mtim.tv_nsec)
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }
 
@@ -234,6 +253,17 @@ public struct OutputTarget: Sendable, Equatable {
     }
 }
 
+/// What a fresh download does when a file already has its name.
+public enum ExistingFilePolicy: Sendable, Equatable {
+    /// Replace it atomically on success (curl's `-o`).
+    case replace
+    /// Leave it and fail with EEXIST (curl's `-J`).
+    case keep
+    /// Leave it and take the first free name among NAME.1 ... NAME.limit; EEXIST when none is
+    /// free (curl's `--no-clobber`, limit 100).
+    case numbered(limit: Int)
+}
+
 /// A download being written, by the rules at the top of this file.
 public final class OutputFile: Sendable {
     /// How the bytes reach the target.
@@ -261,6 +291,7 @@ public final class OutputFile: Sendable {
         var offset: Int64
         var temporary: Temporary?
         var closed = false
+        var committedPath: String?
     }
 
     /// The resolved destination.
@@ -278,9 +309,13 @@ public final class OutputFile: Sendable {
     private let isPipeLike: Bool
     /// The start of a name given to a temporary file.
     private let prefix: String
+    /// What to do about a file that has the target's name.
+    private let policy: ExistingFilePolicy
 
     private init(target: OutputTarget, strategy: Strategy, file: File, offset: Int64 = 0, temporary: Temporary? = nil,
-                 replaced: FileStatus? = nil, nonBlocking: Bool = false, isPipeLike: Bool = false, prefix: String = ".courier-") {
+                 replaced: FileStatus? = nil, nonBlocking: Bool = false, isPipeLike: Bool = false, prefix: String = ".courier-",
+                 policy: ExistingFilePolicy = .replace) {
+        self.policy = policy
         self.target = target
         self.strategy = strategy
         self.file = file
@@ -296,12 +331,28 @@ public final class OutputFile: Sendable {
     ///   - target: the resolved destination.
     ///   - createMode: the mode of a new file before the umask (open(2)'s mode; 0666 as curl).
     ///   - temporaryPrefix: the start of a temporary file's name, when it gets one.
+    ///   - policy: what to do about a file with the target's name (regular files only).
     /// - Returns: the open output.
     /// - Throws: `Errno`: EISDIR for a directory, ENXIO for a FIFO with no reader yet (open it
-    ///   again once one may have come) or a socket (which cannot be opened), EACCES, ENOENT, ...
+    ///   again once one may have come) or a socket (which cannot be opened), EEXIST for an existing
+    ///   file with `.keep`, EACCES, ENOENT, ...
     public static func create(for target: OutputTarget, mode createMode: UInt32 = 0o666,
-                              temporaryPrefix: String = ".courier-") throws(Errno) -> OutputFile {
+                              temporaryPrefix: String = ".courier-", existing policy: ExistingFilePolicy = .replace) throws(Errno) -> OutputFile {
         let directory = OutputTarget.directory(of: target.resolvedPath)
+        if policy != .replace {
+            switch target.kind {
+            case .newFile, .regularFile:
+                // Never replacing: a file there is refused (.keep) or passed by (.numbered); the
+                // new file is linked in at commit under a name nobody has, next to the path given.
+                if case .regularFile = target.kind, policy == .keep { throw Errno.fileExists }
+                let near = OutputTarget.directory(of: target.path)
+                let (file, temporary) = try makeTemporary(in: near, prefix: temporaryPrefix, mode: createMode)
+                return OutputFile(target: target, strategy: .replace, file: file, temporary: temporary, prefix: temporaryPrefix,
+                                  policy: policy)
+            default:
+                break
+            }
+        }
         switch target.kind {
         case .directory:
             throw Errno(rawValue: EISDIR)
@@ -380,6 +431,11 @@ public final class OutputFile: Sendable {
     /// Whether `commit()` moves a file into place (rather than closing one written where it is).
     public var movesIntoPlace: Bool { state.withLock { $0.temporary != nil } }
 
+    /// The path the output went to, once `commit()` succeeded: the target's path as given (a
+    /// symbolic link's name, not the file it names), or with `.numbered` the free name taken
+    /// (NAME.N).
+    public var committedPath: String? { state.withLock { $0.committedPath } }
+
     /// The file offset reached: bytes written since opening, plus the append offset.
     public var offset: Int64 { state.withLock { $0.offset } }
 
@@ -411,6 +467,34 @@ public final class OutputFile: Sendable {
         return done
     }
 
+    /// Whether `splice(from:with:count:idleTimeout:progress:)` can be used: a regular file (new,
+    /// replaced, written in place or appended), not a device, FIFO or descriptor written directly.
+    public var acceptsSplice: Bool { strategy != .direct }
+
+    /// Moves bytes from `socket` to the end of the output with `splicer`, inside the kernel (no
+    /// copy through this process). Blocking: call it on a `BlockingIOThread`.
+    /// - Parameters:
+    ///   - socket: a connected socket no event loop watches meanwhile.
+    ///   - splicer: the pipe to move through.
+    ///   - count: the bytes to move, or nil for all until the peer closes.
+    ///   - idleTimeout: the longest wait for the socket's next bytes.
+    ///   - progress: called with the bytes moved so far.
+    /// - Returns: what was moved.
+    /// - Throws: `SpliceError`; the bytes it reports as moved are written (and counted).
+    public func splice(from socket: Socket, with splicer: SocketSplicer, count: UInt64?, idleTimeout: Duration,
+                       progress: (UInt64) -> Void) throws(SpliceError) -> SocketSplicer.Outcome {
+        precondition(acceptsSplice, "splice into a \(strategy) output")
+        let offset = state.withLock { $0.offset }
+        do {
+            let outcome = try splicer.splice(from: socket, to: file, at: offset, count: count, idleTimeout: idleTimeout, progress: progress)
+            state.withLock { $0.offset += Int64(outcome.bytesMoved) }
+            return outcome
+        } catch {
+            state.withLock { $0.offset += Int64(error.bytesMoved) }
+            throw error
+        }
+    }
+
     /// Writes a buffer's readable bytes (not consumed); see `write(_:)`.
     /// - Parameter buffer: the bytes.
     /// - Returns: how many were taken.
@@ -438,6 +522,11 @@ public final class OutputFile: Sendable {
         }
         guard let temporary else {
             try file.close()
+            state.withLock { $0.committedPath = target.path }
+            return
+        }
+        if policy != .replace {
+            try commitWithoutReplacing(temporary)
             return
         }
         var named: String?
@@ -452,7 +541,10 @@ public final class OutputFile: Sendable {
                     // is ever visible. Someone else's file there since: replace it as below.
                     do throws(Errno) {
                         try Sys.linkUnnamed(file.fileDescriptor, to: target.resolvedPath)
-                        state.withLock { $0.temporary = nil }
+                        state.withLock { s in
+                            s.temporary = nil
+                            s.committedPath = target.path
+                        }
                         try file.close()
                         return
                     } catch where error.rawValue == EEXIST {}
@@ -461,12 +553,41 @@ public final class OutputFile: Sendable {
             }
             try file.close()
             try File.rename(named!, to: target.resolvedPath)
-            state.withLock { $0.temporary = nil }
+            state.withLock { s in
+                s.temporary = nil
+                s.committedPath = target.path
+            }
         } catch {
             if strategy == .replace, let named { try? File.remove(named) }
             state.withLock { $0.temporary = nil }
             throw error
         }
+    }
+
+    /// Commits under the first name nobody has: the path given, then (with `.numbered`) NAME.1
+    /// ... NAME.limit, each by an exclusive link (linkat for an unnamed file, link(2) for a named
+    /// one), so an existing file is never replaced, whatever appears in between.
+    private func commitWithoutReplacing(_ temporary: Temporary) throws(Errno) {
+        var candidates = [target.path]
+        if case .numbered(let limit) = policy, limit > 0 { candidates += (1...limit).map { target.path + ".\($0)" } }
+        defer {
+            if case .named(let path) = temporary { try? File.remove(path) }
+            state.withLock { $0.temporary = nil }
+            try? file.close()
+        }
+        for candidate in candidates {
+            do throws(Errno) {
+                switch temporary {
+                case .unnamed: try Sys.linkUnnamed(file.fileDescriptor, to: candidate)
+                case .named(let path): try Sys.link(path, to: candidate)
+                }
+                state.withLock { $0.committedPath = candidate }
+                return
+            } catch where error == .fileExists {
+                continue
+            }
+        }
+        throw Errno.fileExists
     }
 
     /// Gives the new file the replaced one's owner and group where the process may (root may;

@@ -74,3 +74,20 @@ public enum ProcessControl {
     /// - Parameter signal: SIGINT (2), SIGHUP (1), SIGQUIT (3), SIGTERM (15), ...
     public static func terminate(bySignal signal: CInt) -> Never { Sys.dieBySignal(signal) }
 }
+
+/// What the process has used so far (getrusage(2), every thread counted).
+public struct ResourceUsage: Sendable, Hashable {
+    /// CPU time in user mode.
+    public var userSeconds: Double
+    /// CPU time in the kernel.
+    public var systemSeconds: Double
+    /// Times a thread gave up the CPU to wait (a blocking call, a futex, an empty epoll_wait).
+    public var voluntaryContextSwitches: Int
+    /// Times a thread was preempted.
+    public var involuntaryContextSwitches: Int
+    /// The peak resident set so far.
+    public var maximumResidentBytes: Int
+
+    /// The usage of this process now.
+    public static func current() -> ResourceUsage { Sys.resourceUsage() }
+}

@@ -27,6 +27,12 @@ public final class Resolver: Sendable {
         public var now: @Sendable () -> Instant
         /// Whether names under ".invalid" fail without a lookup (RFC 6761 §6.4). On by default.
         public var rejectsInvalidNames: Bool
+        /// Only addresses of this family are answered (curl's -4 and -6); nil: both.
+        public var addressFamily: IPAddress.Family? = nil
+        /// Where connections for a host and port go instead (curl's --connect-to); the first
+        /// entry that matches applies, then the overrides, the cache and the lookup, for the new
+        /// host and port.
+        public var connectTo: [ConnectToOverride] = []
 
         /// Creates settings.
         /// - Parameters:
@@ -61,13 +67,30 @@ public final class Resolver: Sendable {
 
     deinit { worker.stop(join: false) }
 
-    /// Resolves `host` for a TCP connection to `port`.
+    /// Resolves `host` for a TCP connection to `port` (after `connectTo`, filtered by
+    /// `addressFamily`).
     /// - Parameters:
     ///   - host: a name or an IP literal (brackets allowed for IPv6).
     ///   - port: the port the addresses are for.
     /// - Returns: at least one address, in the C library's preference order.
     /// - Throws: `ResolutionError` (EAI_NONAME for unknown names, `.cancelled`, `.shutDown`, ...).
     public func resolve(host: String, port: UInt16) async throws(ResolutionError) -> [SocketAddress] {
+        var host = host, port = port
+        let key = ResolverCache.Key(host: host, port: port)
+        if let entry = configuration.connectTo.first(where: { $0.matches(host: key.host, port: port) }) {
+            host = entry.targetHost ?? host
+            port = entry.targetPort ?? port
+        }
+        let answer = try await lookUp(host: host, port: port)
+        guard let family = configuration.addressFamily else { return answer }
+        let kept = answer.filter { $0.family == family }
+        // curl: a name without an address of the family asked for does not resolve; an address
+        // literal of the other family resolves to nothing to connect to.
+        if kept.isEmpty && IPAddress(host) == nil { throw ResolutionError(code: .addressFamily, host: host) }
+        return kept
+    }
+
+    private func lookUp(host: String, port: UInt16) async throws(ResolutionError) -> [SocketAddress] {
         if let answer = try immediateAnswer(host: host, port: port) { return answer }
         let job = ResolverJob(host: host, port: port)
         let result = await withTaskCancellationHandler {

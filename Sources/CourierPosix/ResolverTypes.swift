@@ -146,6 +146,76 @@ public struct ResolveOverride: Hashable, Sendable {
     }
 }
 
+/// curl's `--connect-to HOST1:PORT1:HOST2:PORT2`: a connection for HOST1:PORT1 goes to
+/// HOST2:PORT2 instead (the request, its Host field and SNI still name HOST1). An empty HOST1 or
+/// PORT1 matches any; an empty HOST2 or PORT2 keeps the original.
+public struct ConnectToOverride: Hashable, Sendable {
+    /// The host it applies to (normalised), or nil for any.
+    public let host: String?
+    /// The port it applies to, or nil for any.
+    public let port: UInt16?
+    /// Where to connect instead (a name or an address), or nil to keep the host.
+    public let targetHost: String?
+    /// The port to connect to instead, or nil to keep the port.
+    public let targetPort: UInt16?
+
+    /// Creates an override.
+    /// - Parameters:
+    ///   - host: the host it applies to, or nil for any.
+    ///   - port: the port it applies to, or nil for any.
+    ///   - targetHost: the host to connect to, or nil for the same.
+    ///   - targetPort: the port to connect to, or nil for the same.
+    public init(host: String?, port: UInt16?, targetHost: String?, targetPort: UInt16?) {
+        self.host = host.map(ResolverCache.Key.normalize)
+        self.port = port
+        self.targetHost = targetHost
+        self.targetPort = targetPort
+    }
+
+    /// Parses curl's form "HOST1:PORT1:HOST2:PORT2" (IPv6 addresses in brackets; any part may be
+    /// empty).
+    /// - Parameter text: the option value.
+    /// - Returns: nil when there are not four parts or a port is not a number.
+    public init?(parsing text: String) {
+        var parts: [Substring] = []
+        var rest = Substring(text)
+        for index in 0..<4 {
+            if index % 2 == 0 && rest.hasPrefix("[") {
+                guard let close = rest.firstIndex(of: "]") else { return nil }
+                parts.append(rest[rest.index(after: rest.startIndex)..<close])
+                rest = rest[rest.index(after: close)...]
+                if index < 3 {
+                    guard rest.hasPrefix(":") else { return nil }
+                    rest = rest.dropFirst()
+                }
+                continue
+            }
+            if index == 3 {
+                parts.append(rest)
+                rest = ""
+            } else {
+                guard let colon = rest.firstIndex(of: ":") else { return nil }
+                parts.append(rest[..<colon])
+                rest = rest[rest.index(after: colon)...]
+            }
+        }
+        guard rest.isEmpty else { return nil }
+        func port(_ part: Substring) -> UInt16?? {
+            if part.isEmpty { return .some(nil) }
+            guard let value = UInt16(part) else { return nil }
+            return .some(value)
+        }
+        guard let sourcePort = port(parts[1]), let targetPort = port(parts[3]) else { return nil }
+        self.init(host: parts[0].isEmpty ? nil : String(parts[0]), port: sourcePort,
+                  targetHost: parts[2].isEmpty ? nil : String(parts[2]), targetPort: targetPort)
+    }
+
+    /// Whether it applies to `host` (normalised) and `port`.
+    func matches(host: String, port: UInt16) -> Bool {
+        (self.host == nil || self.host == host) && (self.port == nil || self.port == port)
+    }
+}
+
 /// Recent answers with a time to live, at most `maxEntries` of them.
 struct ResolverCache {
     struct Key: Hashable {

@@ -3,6 +3,7 @@
 // buffering, so bytes reach the descriptor in the order they are written.
 
 import CourierBytes
+internal import Glibc
 
 /// Reading and writing the process's standard streams without libc's FILE buffering.
 public enum StandardStreams {
@@ -54,6 +55,36 @@ public enum StandardStreams {
             }
             if ended { return buffer }
         }
+    }
+
+    /// Reads what standard input has, up to `buffer.count` bytes, waiting until it has something.
+    /// - Parameter buffer: where the bytes go.
+    /// - Returns: how many bytes were read; 0 at the end of the input.
+    /// - Throws: `Errno`.
+    public static func readInput(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        while true {
+            switch try Sys.read(0, into: buffer) {
+            case .processed(let n): return n
+            case .wouldBlock: Sys.waitReadable(0)  // a non-blocking descriptor inherited from the shell
+            }
+        }
+    }
+
+    /// Makes standard error (descriptor 2) write to the file at `path` — created 0666 less the
+    /// umask, or truncated — as curl's `--stderr FILE` does; everything written to stderr
+    /// afterwards (error lines, traces, progress) goes there.
+    /// - Parameter path: the file.
+    /// - Throws: `Errno` when the file cannot be opened.
+    public static func redirectError(toPath path: String) throws(Errno) {
+        let fd = try Sys.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o666)
+        defer { try? Sys.close(fd) }
+        try Sys.duplicate(fd, onto: 2)
+    }
+
+    /// Makes standard error write where standard output writes (curl's `--stderr -`).
+    /// - Throws: `Errno`.
+    public static func redirectErrorToOutput() throws(Errno) {
+        try Sys.duplicate(1, onto: 2)
     }
 
     private static func writeAll(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(Errno) {

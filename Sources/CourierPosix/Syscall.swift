@@ -463,6 +463,18 @@ enum Sys {
         try retryingNonBlocking("ftruncate") { raw(Glibc.ftruncate(fd, off_t(length))) }
     }
 
+    /// getrandom(2) with no flags: fills `buffer` from the kernel's CSPRNG (blocking only before
+    /// the pool is first initialised, at boot). Short reads and EINTR are retried.
+    static func random(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) {
+        var filled = 0
+        while filled < buffer.count {
+            let n = try retryingNonBlocking("getrandom") {
+                raw(courier_getrandom(buffer.baseAddress! + filled, buffer.count - filled, 0))
+            }
+            filled += n
+        }
+    }
+
     /// fsync(2).
     static func sync(_ fd: CInt) throws(Errno) {
         try retryingNonBlocking("fsync") { raw(Glibc.fsync(fd)) }
@@ -478,6 +490,31 @@ enum Sys {
     /// unlink(2).
     static func unlink(_ path: String) throws(Errno) {
         try retryingNonBlocking("unlink") { path.withCString { raw(Glibc.unlink($0)) } }
+    }
+
+    /// link(2): a second name for `from`; EEXIST when `to` exists (link never replaces).
+    static func link(_ from: String, to: String) throws(Errno) {
+        try retryingNonBlocking("link") {
+            from.withCString { f in to.withCString { t in raw(Glibc.link(f, t)) } }
+        }
+    }
+
+    /// mkdir(2) with `mode` (less the umask).
+    static func makeDirectory(_ path: String, mode: UInt32) throws(Errno) {
+        try retryingNonBlocking("mkdir") { path.withCString { raw(Glibc.mkdir($0, mode_t(mode))) } }
+    }
+
+    /// utimensat(AT_FDCWD, path, {access, modification}, 0): whole seconds, following links.
+    static func setTimes(_ path: String, access: Int64, modification: Int64) throws(Errno) {
+        var times = [timespec(tv_sec: Int(access), tv_nsec: 0), timespec(tv_sec: Int(modification), tv_nsec: 0)]
+        try retryingNonBlocking("utimensat") {
+            path.withCString { p in times.withUnsafeMutableBufferPointer { raw(Glibc.utimensat(AT_FDCWD, p, $0.baseAddress, 0)) } }
+        }
+    }
+
+    /// dup2(2): makes `target` a copy of `source` (closing what `target` was).
+    static func duplicate(_ source: CInt, onto target: CInt) throws(Errno) {
+        try retryingNonBlocking("dup2") { raw(Glibc.dup2(source, target)) }
     }
 
     /// stat(2)'s size field for a path (following symbolic links).
@@ -704,6 +741,14 @@ enum Sys {
     // MARK: Clock
 
     /// CLOCK_MONOTONIC in nanoseconds: never jumps with wall-clock changes.
+    /// Seconds since the Unix epoch on CLOCK_REALTIME (the wall clock: it jumps when it is set).
+    static func realtimeSeconds() -> Int64 {
+        var ts = timespec()
+        let r = clock_gettime(CLOCK_REALTIME, &ts)
+        precondition(r == 0, "clock_gettime(CLOCK_REALTIME) failed")
+        return Int64(ts.tv_sec)
+    }
+
     static func monotonicNanoseconds() -> Int64 {
         var ts = timespec()
         let r = clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -757,6 +802,16 @@ enum Sys {
     /// isatty(3).
     static func isTerminal(_ fd: CInt) -> Bool { Glibc.isatty(fd) == 1 }
 
+    /// getrusage(RUSAGE_SELF): every thread of the process.
+    static func resourceUsage() -> ResourceUsage {
+        var usage = rusage()
+        _ = Glibc.getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return ResourceUsage(userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
+                             voluntaryContextSwitches: Int(usage.ru_nvcsw), involuntaryContextSwitches: Int(usage.ru_nivcsw),
+                             maximumResidentBytes: Int(usage.ru_maxrss) * 1024)
+    }
+
     /// The terminal's width in columns (ioctl TIOCGWINSZ), or nil when `fd` is not a terminal.
     static func terminalColumns(_ fd: CInt) -> Int? {
         let columns = courier_terminal_columns(fd)
@@ -780,6 +835,39 @@ enum Sys {
     /// signal(SIGPIPE, SIG_IGN): for the command-line tool only (a library never changes the
     /// process's signal dispositions); writes to a closed pipe then fail with EPIPE.
     static func ignoreBrokenPipe() { courier_ignore_sigpipe() }
+
+    /// pipe2(O_CLOEXEC | O_NONBLOCK) with its capacity raised to `size` bytes where allowed.
+    static func nonBlockingPipe(size: Int) throws(Errno) -> (read: CInt, write: CInt) {
+        var fds: [CInt] = [-1, -1]
+        try retryingNonBlocking("pipe2") { fds.withUnsafeMutableBufferPointer { raw(courier_pipe_nonblocking($0.baseAddress!, CInt(size))) } }
+        return (fds[0], fds[1])
+    }
+
+    /// splice(2) from `input` into `output` (one of them a pipe): up to `count` bytes, at
+    /// `outputOffset` when the output is a file (advanced by the call). `nonBlocking` adds
+    /// SPLICE_F_NONBLOCK (the pipe side does not block; a non-blocking socket never does).
+    static func splice(from input: CInt, to output: CInt, outputOffset: inout Int64?, count: Int, nonBlocking: Bool) throws(Errno) -> IOResult<Int> {
+        let flags = courier_splice_move() | (nonBlocking ? courier_splice_nonblock() : 0)
+        return try retrying("splice") {
+            perform(.other(name: "splice", fd: input)) {
+                if var offset = outputOffset {
+                    let r = raw(courier_splice(input, nil, output, &offset, count, flags))
+                    outputOffset = offset
+                    return r
+                }
+                return raw(courier_splice(input, nil, output, nil, count, flags))
+            }
+        }
+    }
+
+    /// poll(2) for readability of `fd`, or of `wake`, for at most `milliseconds` (-1: no limit).
+    /// Returns (fd readable or failed, wake readable); both false when the time ran out.
+    static func waitReadable(_ fd: CInt, or wake: CInt, milliseconds: CInt) -> (ready: Bool, woken: Bool) {
+        var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        let n = (try? retryingNonBlocking("poll") { entries.withUnsafeMutableBufferPointer { raw(Glibc.poll($0.baseAddress!, 2, milliseconds)) } }) ?? 0
+        guard n > 0 else { return (false, false) }
+        return (entries[0].revents != 0, entries[1].revents != 0)
+    }
 
     /// pipe2(O_CLOEXEC), both ends blocking.
     static func pipe() throws(Errno) -> (read: CInt, write: CInt) {

@@ -3,9 +3,10 @@
 // Ownership rule (style.md "Wrapping C"): every OpenSSL object CourierTLS creates or takes a
 // reference to has exactly one Swift owner, a final class whose deinit releases that one reference.
 // The owners here cover X509, EVP_PKEY, X509_STORE, SSL_SESSION, STACK_OF(X509) and SSL_CTX; the SSL
-// object (and the two memory BIOs it owns after SSL_set_bio) is owned by TLSConnection. Pointers
-// are never stored anywhere else; a caller that needs one for a C call borrows `pointer` for the
-// duration of that call, while the owner is alive.
+// object (and the ciphertext BIO it owns after SSL_set0_rbio/wbio) is owned by TLSConnection, the
+// process-wide BIO_METHOD by BIOMethodOwner. Pointers are never stored anywhere else; a caller
+// that needs one for a C call borrows `pointer` for the duration of that call, while the owner is
+// alive.
 //
 // Every owner counts itself in `TLSDebugCounters.liveObjects`, so tests can check that everything
 // created was freed.
@@ -181,6 +182,7 @@ final class SessionOwner: @unchecked Sendable {
 
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer
+        self.isTLS13 = SSL_SESSION_get_protocol_version(pointer) == TLS1_3_VERSION
         countObjectCreated()
     }
 
@@ -190,7 +192,16 @@ final class SessionOwner: @unchecked Sendable {
     }
 
     /// Whether the session was made with TLS 1.3, whose tickets are single use (RFC 8446 §C.4).
-    var isTLS13: Bool { SSL_SESSION_get_protocol_version(pointer) == TLS1_3_VERSION }
+    let isTLS13: Bool
+
+    /// How long the session may be offered from now: its timeout, shortened to the ticket's
+    /// lifetime hint when the server sent one (RFC 8446 §4.6.1, RFC 5077 §3.3).
+    var lifetime: Duration {
+        var seconds = Int64(SSL_SESSION_get_timeout(pointer))
+        let hint = Int64(clamping: SSL_SESSION_get_ticket_lifetime_hint(pointer))
+        if hint > 0 { seconds = min(seconds, hint) }
+        return .seconds(max(0, seconds))
+    }
 }
 
 /// Owns a `STACK_OF(X509)` and the references it holds.

@@ -98,6 +98,12 @@ public struct TLSConfiguration: Sendable, Hashable {
     /// first); 0 turns resumption off. Default 32: curl keeps a few per handle, browsers hundreds;
     /// a client talks to a handful of hosts.
     public var sessionCacheCapacity: Int = 32
+    /// The cipher list for TLS 1.2 and below, in OpenSSL's syntax (`SSL_CTX_set_cipher_list`,
+    /// curl's `--ciphers`); nil: OpenSSL's default.
+    public var cipherList: String? = nil
+    /// The TLS 1.3 cipher suites, in OpenSSL's syntax (`SSL_CTX_set_ciphersuites`, curl's
+    /// `--tls13-ciphers`); nil: OpenSSL's default.
+    public var tls13CipherSuites: String? = nil
 
     /// The secure defaults.
     public init() {}

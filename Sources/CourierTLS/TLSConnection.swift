@@ -1,16 +1,20 @@
-// TLSConnection: one TLS session driven over two memory BIOs, with no I/O of its own.
+// TLSConnection: one TLS session driven over Swift-owned ciphertext buffers, with no I/O of its own.
 //
-// Theory of operation. The socket code owns every read and write (design §7). It hands received
-// ciphertext to `receivedCiphertext(_:)`, which only appends it to the in-BIO; it takes the bytes to
-// send from `pendingCiphertext()`, which drains the out-BIO. In between, `handshake()`,
-// `readPlaintext(into:)`, `writePlaintext(_:)` and `shutdown()` run OpenSSL over those buffers and
-// say what they need next. Because memory BIOs never block, OpenSSL never wants to *write*: it only
-// ever runs out of input. So the only question after each call is "is there ciphertext to send?",
-// which `handshake()` folds into its answer and the other calls leave to `hasPendingCiphertext`.
+// Theory of operation. The socket code owns every read and write (design §7). OpenSSL reads
+// ciphertext through a custom BIO (CiphertextBIO.swift) straight out of a ByteBuffer: either the
+// caller's receive buffer, lent for one call (`handshake(from:)`, `readPlaintext(from:into:)`), or
+// bytes handed over earlier with `receivedCiphertext(_:)`. The records OpenSSL writes are appended
+// to one output buffer, taken as it is by `pendingCiphertext()` or appended to the caller's with
+// `writePlaintext(_:into:)` / `writePendingCiphertext(into:)`, ready for one gather write. In
+// between, `handshake()`, `readPlaintext(into:)`, `writePlaintext(_:)` and `shutdown()` run OpenSSL
+// and say what they need next. Because the BIO never blocks and always takes what is written,
+// OpenSSL never wants to *write*: it only ever runs out of input. So the only question after each
+// call is "is there ciphertext to send?", which `handshake()` folds into its answer and the other
+// calls leave to `hasPendingCiphertext`.
 //
-//     socket ──bytes──▶ receivedCiphertext ──▶ [in-BIO] ──▶ SSL ──▶ [out-BIO] ──▶ pendingCiphertext ──▶ socket
-//                                                            │ ▲
-//                                    readPlaintext(into:) ◀──┘ └── writePlaintext(_:)
+//     socket ──▶ receive buffer ──(BIO read)──▶ SSL ──(BIO write)──▶ output buffer ──▶ socket
+//                                                │ ▲
+//         readPlaintext(…into: caller's buffer) ◀┘ └── writePlaintext(_:)
 //
 // States: handshaking → established → (closed by either side); any failure → failed, for good
 // (errors are sticky: every later call rethrows the first error). Reading and writing before the
@@ -22,10 +26,17 @@
 // truncation is never mistaken for a clean end. Whether a truncation matters is the caller's call
 // (it does for a close-delimited HTTP body).
 //
-// Ownership. This class is the one owner of its SSL object, and through SSL_set_bio of the two
-// BIOs; deinit frees all three. The SSL's ex-data slot 0 points back at this object (unretained),
-// which is how the C callbacks (new session, client-certificate request) reach it; callbacks run
-// only inside calls made by this object, while it is alive.
+// Resumption (client). The context's session cache (SessionCache.swift) is keyed by host, port and
+// security policy; the newest live session for the key is set before the first handshake flight.
+// Sessions arrive through the context's new-session callback: in TLS 1.2 during the handshake, in
+// TLS 1.3 after it, with the first records read (NewSessionTicket is a post-handshake message).
+// A fatal error forgets the key's sessions (RFC 5246 §7.2.2); so does a failed security policy.
+//
+// Ownership. This class is the one owner of its SSL object, and through SSL_set0_rbio/wbio of its
+// one BIO; deinit frees both. The SSL's ex-data slot 0 points back at this object (unretained),
+// which is how the C callbacks (new session, client-certificate request) reach it; the BIO's data
+// points at `buffers` (unretained). Callbacks run only inside calls made by this object, while it
+// is alive.
 
 internal import CCourierOpenSSL
 import CourierBytes
@@ -33,20 +44,25 @@ import CourierBytes
 /// A TLS connection (client or server side) over in-memory buffers: you move the ciphertext, it
 /// does the cryptography.
 ///
-/// Use it from one thread at a time. Typical client loop:
+/// Use it from one thread at a time. Typical client loop, with the caller's receive buffer lent to
+/// the engine (no copy of the ciphertext) and one output buffer per write:
 ///
 ///     let tls = try TLSConnection(context: context, host: "example.com", port: 443)
+///     var received = ByteBuffer(capacity: 65536), output = ByteBuffer()
 ///     handshake: while true {
-///         switch try tls.handshake() {
-///         case .needsWrite: send(tls.pendingCiphertext())
-///         case .needsMoreData: tls.receivedCiphertext(receive())
+///         switch try tls.handshake(from: &received) {
+///         case .needsWrite: tls.writePendingCiphertext(into: &output); send(&output)
+///         case .needsMoreData: receive(into: &received)
 ///         case .complete: break handshake
 ///         }
 ///     }
 ///     try tls.evaluate(policy)           // optional: pinning, AFNetworking rules
-///     try tls.writePlaintext(request); send(tls.pendingCiphertext())
+///     try tls.writePlaintext(request, into: &output); send(&output)
 ///     var plaintext = ByteBuffer()
-///     while case .bytes = try tls.readPlaintext(into: &plaintext) { … }
+///     while case .bytes = try tls.readPlaintext(from: &received, into: &plaintext) { … }
+///
+/// The older form, `receivedCiphertext(_:)` then `handshake()` / `readPlaintext(into:)`, and
+/// `pendingCiphertext()`, works the same way with one copy of the received bytes.
 public final class TLSConnection {
     /// Which side of the handshake this connection plays.
     public enum Role: Sendable, Hashable {
@@ -100,18 +116,21 @@ public final class TLSConnection {
     public let hostIsIPAddress: Bool
 
     let ssl: OpaquePointer
-    private let inBIO: OpaquePointer   // owned by `ssl` after SSL_set_bio
-    private let outBIO: OpaquePointer  // owned by `ssl` after SSL_set_bio
+    /// The ciphertext on both sides of the BIO (the BIO's data pointer refers to it).
+    let buffers = CiphertextBuffers()
     let clientContext: TLSClientContext?
     private let serverContext: TLSServerContext?
-    let sessionKey: String?
+    /// The cache key of a client connection (nil for a server, or with resumption off).
+    let sessionKey: SessionKey?
+    /// When the full handshake behind the session offered to the server happened.
+    private var offeredSessionAuthenticated: ContinuousClock.Instant?
 
     private var state: State = .handshaking
-    private var transportClosed = false
+    var transportClosed = false
     private var closeNotifySent = false
-    private var closeNotifyReceived = false
+    var closeNotifyReceived = false
     /// An error found after some plaintext was already returned; thrown by the next read.
-    private var deferredReadError: TLSError?
+    var deferredReadError: TLSError?
     /// Set by the client-certificate callback: the server asked for a certificate we do not have.
     var serverRequestedCertificate = false
 
@@ -124,24 +143,25 @@ public final class TLSConnection {
     ///     SNI unless it is an IP address, and verified against the certificate's subjectAltName
     ///     when the context verifies host names.
     ///   - port: the server's port; with `host` it keys the session-resumption cache.
+    ///   - securityPolicy: the policy the caller will evaluate with ``evaluate(_:)`` after the
+    ///     handshake, if any. It joins the resumption key: a session made under one policy (its
+    ///     pins) is never offered under another. Default nil (no policy).
     /// - Throws: `TLSError` `.invalidConfiguration` for an empty or unusable host name,
     ///   `.internalError` when OpenSSL cannot allocate.
-    public init(context: TLSClientContext, host: String, port: Int) throws(TLSError) {
+    public init(context: TLSClientContext, host: String, port: Int, securityPolicy: SecurityPolicy? = nil) throws(TLSError) {
         let name = normalizedHostName(host)
         guard !name.isEmpty, !name.utf8.contains(0) else {
             throw TLSError(code: .invalidConfiguration, message: "empty or invalid host name")
         }
         let isIP = isIPAddressLiteral(name)
-        let (ssl, inBIO, outBIO) = try makeSSL(context.owner)
         self.role = .client
         self.host = name
         self.hostIsIPAddress = isIP
-        self.ssl = ssl
-        self.inBIO = inBIO
-        self.outBIO = outBIO
+        self.ssl = try makeSSL(context.owner, over: buffers)
         self.clientContext = context
         self.serverContext = nil
-        self.sessionKey = isIP && name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
+        self.sessionKey = context.configuration.sessionCacheCapacity > 0
+            ? SessionKey(host: name, port: port, policy: securityPolicy) : nil
         countObjectCreated()
         SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(self).toOpaque())
         SSL_set_connect_state(ssl)
@@ -163,9 +183,11 @@ public final class TLSConnection {
                 throw OpenSSLErrorQueue.error(.invalidConfiguration, "OpenSSL cannot verify against the host \(name)")
             }
         }
-        if let key = sessionKey, let session = context.takeSession(for: key) {
-            // SSL_set_session takes its own reference; the owner releases ours when it goes.
-            _ = SSL_set_session(ssl, session.pointer)
+        if let key = sessionKey, let cached = context.takeSession(for: key) {
+            // SSL_set_session takes its own reference; the cache's owner releases ours when it goes.
+            if SSL_set_session(ssl, cached.session.pointer) == 1 {
+                offeredSessionAuthenticated = cached.authenticated
+            }
         }
         OpenSSLErrorQueue.clear()
     }
@@ -174,13 +196,10 @@ public final class TLSConnection {
     /// - Parameter context: the server context.
     /// - Throws: `TLSError` `.internalError` when OpenSSL cannot allocate.
     public init(context: TLSServerContext) throws(TLSError) {
-        let (ssl, inBIO, outBIO) = try makeSSL(context.owner)
         self.role = .server
         self.host = nil
         self.hostIsIPAddress = false
-        self.ssl = ssl
-        self.inBIO = inBIO
-        self.outBIO = outBIO
+        self.ssl = try makeSSL(context.owner, over: buffers)
         self.clientContext = nil
         self.serverContext = context
         self.sessionKey = nil
@@ -190,7 +209,15 @@ public final class TLSConnection {
     }
 
     deinit {
-        SSL_free(ssl)  // frees both BIOs too
+        // SSL_free marks the session of a connection that did not send close_notify as not
+        // resumable (ssl_clear_bad_session: SSLv3's rule, dropped by TLS 1.1, RFC 4346 §7.2.1).
+        // For a client that is the session in its cache — the one it offered (TLS 1.2) or the last
+        // ticket it received (TLS 1.3) — so a server that closes first, as after
+        // `Connection: close`, would cost the next connection its resumption. Which sessions a
+        // failure must forget is decided in `fail(_:)` (and OpenSSL forgets those of a fatal alert
+        // itself), so the flag only says "closed": nothing is sent.
+        SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN)
+        SSL_free(ssl)  // frees the BIO too, before `buffers`, its data, goes
         countObjectFreed()
     }
 
@@ -198,67 +225,6 @@ public final class TLSConnection {
     static func from(_ ssl: OpaquePointer) -> TLSConnection? {
         guard let raw = SSL_get_ex_data(ssl, 0) else { return nil }
         return Unmanaged<TLSConnection>.fromOpaque(raw).takeUnretainedValue()
-    }
-
-    // MARK: Ciphertext in and out
-
-    /// Appends ciphertext received from the peer. Never fails and never parses: the bytes are
-    /// looked at by the next `handshake()` or `readPlaintext(into:)`.
-    /// - Parameter bytes: the bytes as received, split anywhere.
-    public func receivedCiphertext(_ bytes: ByteBuffer) {
-        bytes.withUnsafeReadableBytes { receivedCiphertext($0) }
-    }
-
-    /// Appends ciphertext received from the peer.
-    /// - Parameter bytes: the bytes as received; copied before return.
-    public func receivedCiphertext(_ bytes: UnsafeRawBufferPointer) {
-        precondition(!transportClosed, "ciphertext received after receivedEOF()")
-        var offset = 0
-        while offset < bytes.count {
-            let chunk = min(bytes.count - offset, Int(Int32.max))
-            let written = BIO_write(inBIO, bytes.baseAddress! + offset, Int32(chunk))
-            // A memory BIO write fails only when allocation fails.
-            precondition(written > 0, "BIO_write to a memory BIO failed (out of memory)")
-            offset += Int(written)
-        }
-    }
-
-    /// Records that the transport has ended: no more ciphertext will come.
-    public func receivedEOF() {
-        transportClosed = true
-    }
-
-    /// Whether ciphertext is waiting to be sent.
-    public var hasPendingCiphertext: Bool { BIO_ctrl_pending(outBIO) > 0 }
-
-    /// The number of ciphertext bytes waiting to be sent.
-    public var pendingCiphertextCount: Int { Int(BIO_ctrl_pending(outBIO)) }
-
-    /// Takes the ciphertext waiting to be sent (handshake messages, records, alerts). After an
-    /// error it may still hold the alert OpenSSL queued for the peer, worth sending before closing.
-    /// - Returns: the bytes, empty when there are none.
-    public func pendingCiphertext() -> ByteBuffer {
-        var buffer = ByteBuffer(capacity: pendingCiphertextCount)
-        writePendingCiphertext(into: &buffer)
-        return buffer
-    }
-
-    /// Appends the ciphertext waiting to be sent to `buffer` (to reuse one send buffer).
-    /// - Parameter buffer: receives the bytes at its writer index.
-    /// - Returns: how many bytes were appended.
-    @discardableResult
-    public func writePendingCiphertext(into buffer: inout ByteBuffer) -> Int {
-        var total = 0
-        while true {
-            let pending = pendingCiphertextCount
-            if pending == 0 { return total }
-            let chunk = min(pending, Int(Int32.max))
-            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: chunk) { region in
-                Int(max(0, BIO_read(outBIO, region.baseAddress, Int32(chunk))))
-            }
-            if read == 0 { return total }
-            total += read
-        }
     }
 
     // MARK: Handshake
@@ -279,6 +245,7 @@ public final class TLSConnection {
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             state = .established
+            clientContext?.recordHandshake(resumed: isSessionResumed)
             return hasPendingCiphertext ? .needsWrite : .complete
         }
         let code = SSL_get_error(ssl, result)
@@ -293,123 +260,20 @@ public final class TLSConnection {
         throw fail(classifyFailure(code, duringHandshake: true))
     }
 
+    /// Advances the handshake reading ciphertext straight from `ciphertext`, the caller's receive
+    /// buffer (no copy). The bytes OpenSSL consumed are skipped (the reader index moves); what is
+    /// left (records after the handshake's last message) stays for ``readPlaintext(from:into:)``.
+    /// - Parameter ciphertext: received bytes, after any handed over with `receivedCiphertext(_:)`.
+    /// - Returns: as ``handshake()``.
+    /// - Throws: as ``handshake()``.
+    public func handshake(from ciphertext: inout ByteBuffer) throws(TLSError) -> HandshakeResult {
+        try withLentCiphertext(&ciphertext) { () throws(TLSError) in try handshake() }
+    }
+
     /// Whether the handshake has completed.
     public var isHandshakeComplete: Bool {
         if case .established = state { return true }
         return false
-    }
-
-    // MARK: Application data
-
-    /// Encrypts plaintext into records waiting in `pendingCiphertext()`.
-    /// - Parameter plaintext: the bytes to send (its reader index is not moved).
-    /// - Throws: `TLSError` (the connection's sticky error, or `.protocolError`).
-    public func writePlaintext(_ plaintext: ByteBuffer) throws(TLSError) {
-        try plaintext.withUnsafeReadableBytes { (bytes) throws(TLSError) in try writePlaintext(bytes) }
-    }
-
-    /// Encrypts plaintext into records waiting in `pendingCiphertext()`.
-    /// - Parameter plaintext: the bytes to send.
-    /// - Throws: `TLSError` (the connection's sticky error, or `.protocolError`).
-    public func writePlaintext(_ plaintext: UnsafeRawBufferPointer) throws(TLSError) {
-        try checkEstablished(forWriting: true)
-        var offset = 0
-        while offset < plaintext.count {
-            OpenSSLErrorQueue.clear()
-            let chunk = min(plaintext.count - offset, Int(Int32.max))
-            let written = SSL_write(ssl, plaintext.baseAddress! + offset, Int32(chunk))
-            if written > 0 {
-                offset += Int(written)
-                continue
-            }
-            throw fail(classifyFailure(SSL_get_error(ssl, written), duringHandshake: false))
-        }
-    }
-
-    /// Encrypts a gather list. Small pieces (chunk-size lines, CRLFs, heads) are coalesced so they do
-    /// not each become a record of their own; large pieces are encrypted straight from their storage.
-    /// - Parameter plaintext: the pieces, in order.
-    /// - Throws: `TLSError` (the connection's sticky error, or `.protocolError`).
-    public func writePlaintext(_ plaintext: GatherList) throws(TLSError) {
-        try checkEstablished(forWriting: true)
-        let coalesceBelow = 4096
-        var scratch: [UInt8] = []
-        var failure: TLSError? = nil
-        func flush() {
-            guard !scratch.isEmpty, failure == nil else { return }
-            scratch.withUnsafeBytes { bytes in
-                do throws(TLSError) { try writePlaintext(bytes) } catch { failure = error }
-            }
-            scratch.removeAll(keepingCapacity: true)
-        }
-        for piece in plaintext.pieces where failure == nil {
-            piece.withUnsafeBytes { bytes in
-                if bytes.count < coalesceBelow {
-                    if scratch.count + bytes.count > maximumRecordPlaintext { flush() }
-                    scratch.append(contentsOf: bytes)
-                } else {
-                    flush()
-                    if failure == nil {
-                        do throws(TLSError) { try writePlaintext(bytes) } catch { failure = error }
-                    }
-                }
-            }
-        }
-        flush()
-        if let failure { throw failure }
-    }
-
-    /// Decrypts every complete record buffered so far, appending the plaintext to `buffer`.
-    ///
-    /// Post-handshake messages (TLS 1.3 session tickets, key updates) are processed on the way; a
-    /// key update may queue a reply, so check `hasPendingCiphertext` afterwards.
-    /// - Parameter buffer: receives plaintext at its writer index.
-    /// - Returns: `.bytes(n)` when plaintext was appended, `.needsMoreData` when no complete record
-    ///   is buffered, `.closed` after the peer's close_notify.
-    /// - Throws: `TLSError` `.closedWithoutCloseNotify` when the transport ended without
-    ///   close_notify (truncation), `.alertReceived`, `.clientCertificateRequired` (TLS 1.3 servers
-    ///   reject a missing client certificate after the client's handshake completed),
-    ///   `.protocolError`. Sticky.
-    public func readPlaintext(into buffer: inout ByteBuffer) throws(TLSError) -> ReadResult {
-        try checkEstablished(forWriting: false)
-        if closeNotifyReceived { return .closed }
-        if let error = deferredReadError { throw fail(error) }
-        var total = 0
-        while true {
-            OpenSSLErrorQueue.clear()
-            var result: Int32 = 0
-            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maximumRecordPlaintext) { region in
-                result = SSL_read(ssl, region.baseAddress, Int32(min(region.count, Int(Int32.max))))
-                return Int(max(result, 0))
-            }
-            if result > 0 {
-                total += Int(result)
-                continue
-            }
-            let code = SSL_get_error(ssl, result)
-            switch code {
-            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
-                OpenSSLErrorQueue.clear()
-                if total > 0 { return .bytes(total) }
-                if transportClosed {
-                    throw fail(TLSError(
-                        code: .closedWithoutCloseNotify,
-                        message: "the connection closed without a TLS close_notify; data may be truncated"))
-                }
-                return .needsMoreData
-            case SSL_ERROR_ZERO_RETURN:
-                OpenSSLErrorQueue.clear()
-                closeNotifyReceived = true
-                return total > 0 ? .bytes(total) : .closed
-            default:
-                let error = classifyFailure(code, duringHandshake: false)
-                if total > 0 {
-                    deferredReadError = error
-                    return .bytes(total)
-                }
-                throw fail(error)
-            }
-        }
     }
 
     // MARK: Closing
@@ -444,7 +308,8 @@ public final class TLSConnection {
 
     // MARK: State helpers
 
-    private func checkEstablished(forWriting: Bool) throws(TLSError) {
+    /// Throws the sticky error; traps on misuse (before the handshake, writing after shutdown).
+    func checkEstablished(forWriting: Bool) throws(TLSError) {
         switch state {
         case .failed(let error): throw error
         case .handshaking: preconditionFailure("TLS application data before the handshake completed")
@@ -457,42 +322,42 @@ public final class TLSConnection {
     func fail(_ error: TLSError) -> TLSError {
         if case .failed(let first) = state { return first }
         state = .failed(error)
+        // RFC 5246 §7.2.2: the sessions of a connection that failed with a fatal alert are
+        // forgotten. A transport that merely ended (with or without close_notify) is no reason.
+        if let key = sessionKey, error.code != .closedWithoutCloseNotify, error.code != .unexpectedEOF {
+            clientContext?.removeSession(for: key)
+        }
         return error
     }
 
-    /// Called by the new-session callback: keeps a resumable session for this host:port.
+    /// Called by the new-session callback: keeps a resumable session for this origin.
     func sessionIssued(_ session: OpaquePointer) -> Bool {
         guard let key = sessionKey, let context = clientContext, SSL_SESSION_is_resumable(session) == 1 else {
             return false
         }
-        context.storeSession(SessionOwner(taking: session), for: key)
+        // A session issued on a resumed connection descends from the same full handshake.
+        let authenticated = isSessionResumed ? offeredSessionAuthenticated : nil
+        context.storeSession(SessionOwner(taking: session), for: key, authenticated: authenticated)
         return true
     }
 }
 
-/// TLS records carry at most 2^14 plaintext bytes (RFC 8446 §5.1).
-let maximumRecordPlaintext = 16_384
-
 /// RFC 6125 §6.4.4 and §7.2: names from subjectAltName only; wildcards only as a whole label.
 let hostCheckFlags = UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
 
-/// Makes an SSL with two fresh memory BIOs attached (the SSL owns them afterwards).
-private func makeSSL(_ context: SSLContextOwner) throws(TLSError) -> (OpaquePointer, OpaquePointer, OpaquePointer) {
+/// Makes an SSL with one ciphertext BIO over `buffers` for both directions (the SSL owns it).
+private func makeSSL(_ context: SSLContextOwner, over buffers: CiphertextBuffers) throws(TLSError) -> OpaquePointer {
     OpenSSLErrorQueue.clear()
     guard let ssl = SSL_new(context.pointer) else { throw OpenSSLErrorQueue.error(.internalError, "SSL_new failed") }
-    guard let inBIO = BIO_new(BIO_s_mem()) else {
+    guard let bio = CiphertextBIO.make(over: buffers) else {
         SSL_free(ssl)
         throw OpenSSLErrorQueue.error(.internalError, "BIO_new failed")
     }
-    guard let outBIO = BIO_new(BIO_s_mem()) else {
-        BIO_free(inBIO)
-        SSL_free(ssl)
-        throw OpenSSLErrorQueue.error(.internalError, "BIO_new failed")
-    }
-    // An empty in-BIO means "retry later", not end of stream: the end is reported by receivedEOF().
-    _ = courier_BIO_set_mem_eof_return(inBIO, -1)
-    SSL_set_bio(ssl, inBIO, outBIO)
-    return (ssl, inBIO, outBIO)
+    // SSL_set0_rbio and SSL_set0_wbio each take over one reference (SSL_set_bio(3)).
+    _ = BIO_up_ref(bio)
+    SSL_set0_rbio(ssl, bio)
+    SSL_set0_wbio(ssl, bio)
+    return ssl
 }
 
 /// Strips IPv6 brackets and zone identifier (RFC 6874: "fe80::1%eth0" is meaningful only on this

@@ -37,18 +37,34 @@ public final class TLSClientContext: Sendable {
     public let configuration: TLSConfiguration
     let owner: SSLContextOwner
     private let sessions: Mutex<SessionCache>
+    /// The clock of the session cache's expiry times.
+    let now: @Sendable () -> ContinuousClock.Instant
+    private let completedHandshakes = Atomic<Int>(0)
+    private let resumedHandshakes = Atomic<Int>(0)
 
     /// Builds a context.
     /// - Parameter configuration: the settings to apply.
     /// - Throws: `TLSError` for an unreadable CA file (`.invalidConfiguration`), a bad identity
-    ///   (`.invalidCertificate`, `.invalidKey`), a bad ALPN list (`.invalidConfiguration`).
-    public init(configuration: TLSConfiguration) throws(TLSError) {
+    ///   (`.invalidCertificate`, `.invalidKey`), a bad ALPN list or cipher list
+    ///   (`.invalidConfiguration`).
+    public convenience init(configuration: TLSConfiguration) throws(TLSError) {
+        try self.init(configuration: configuration, now: { ContinuousClock.now })
+    }
+
+    /// Builds a context whose session cache reads the time from `now` (tests move it forward).
+    init(configuration: TLSConfiguration, now: @escaping @Sendable () -> ContinuousClock.Instant) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard let raw = SSL_CTX_new(TLS_client_method()) else {
             throw OpenSSLErrorQueue.error(.internalError, "SSL_CTX_new failed")
         }
         let owner = SSLContextOwner(taking: raw)
         try applyCommonSettings(owner, minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
+        if let list = configuration.cipherList, SSL_CTX_set_cipher_list(raw, list) != 1 {
+            throw OpenSSLErrorQueue.error(.invalidConfiguration, "OpenSSL refused the cipher list \"\(list)\"")
+        }
+        if let suites = configuration.tls13CipherSuites, SSL_CTX_set_ciphersuites(raw, suites) != 1 {
+            throw OpenSSLErrorQueue.error(.invalidConfiguration, "OpenSSL refused the TLS 1.3 cipher suites \"\(suites)\"")
+        }
         try applyTrustRoots(configuration.trustRoots, to: owner)
         let mode = configuration.certificateVerification == .none ? SSL_VERIFY_NONE : SSL_VERIFY_PEER
         SSL_CTX_set_verify(raw, mode, nil)
@@ -85,6 +101,7 @@ public final class TLSClientContext: Sendable {
         self.configuration = configuration
         self.owner = owner
         self.sessions = Mutex(SessionCache(capacity: configuration.sessionCacheCapacity))
+        self.now = now
     }
 
     /// A context for `configuration` shared across the process: made on first use, then reused.
@@ -99,12 +116,49 @@ public final class TLSClientContext: Sendable {
         return sharedClientContexts.withLock { $0.insert(made, for: configuration) }
     }
 
-    /// How many host:port entries the resumption cache holds now.
+    /// How many origins (host, port and security policy) the resumption cache holds sessions for.
     public var cachedSessionCount: Int { sessions.withLock { $0.count } }
 
-    func takeSession(for key: String) -> SessionOwner? { sessions.withLock { $0.take(for: key) } }
-    func storeSession(_ session: SessionOwner, for key: String) { sessions.withLock { $0.store(session, for: key) } }
-    func removeSession(for key: String) { sessions.withLock { $0.remove(for: key) } }
+    /// Counts of the handshakes completed by this context's connections.
+    public struct HandshakeStatistics: Sendable, Hashable {
+        /// Handshakes completed, full and resumed.
+        public var completed: Int
+        /// Of those, the ones that resumed a cached session (no certificate exchange).
+        public var resumed: Int
+    }
+
+    /// How many handshakes this context's connections completed, and how many of them resumed a
+    /// session. Counted when `TLSConnection.handshake()` completes.
+    public var handshakeStatistics: HandshakeStatistics {
+        HandshakeStatistics(completed: completedHandshakes.load(ordering: .relaxed),
+                            resumed: resumedHandshakes.load(ordering: .relaxed))
+    }
+
+    func recordHandshake(resumed: Bool) {
+        completedHandshakes.add(1, ordering: .relaxed)
+        if resumed { resumedHandshakes.add(1, ordering: .relaxed) }
+    }
+
+    func takeSession(for key: SessionKey) -> CachedSession? {
+        let now = now()
+        return sessions.withLock { $0.take(for: key, now: now) }
+    }
+
+    /// Keeps a session the server just issued, bounded by its own lifetime and by the age of the
+    /// full handshake it descends from (`authenticated`, nil for this very handshake).
+    func storeSession(_ session: SessionOwner, for key: SessionKey, authenticated: ContinuousClock.Instant?) {
+        let now = now()
+        let origin = authenticated ?? now
+        let expires = min(now + session.lifetime, origin + SessionCache.maximumAuthenticationAge)
+        guard expires > now else { return }
+        let cached = CachedSession(session: session, expires: expires, authenticated: origin)
+        sessions.withLock { $0.store(cached, for: key) }
+    }
+
+    func removeSession(for key: SessionKey) { sessions.withLock { $0.remove(for: key) } }
+
+    /// The sessions kept for `key` (tests).
+    func sessionCount(for key: SessionKey) -> Int { sessions.withLock { $0.sessionCount(for: key) } }
 }
 
 /// A configured server TLS context (for tests and the embedded loopback server).

@@ -19,7 +19,8 @@ public enum TLSFuzzing {
     }()
 
     /// Sends a ClientHello, then feeds `data` as the server's reply, split into the pieces `data`
-    /// itself chooses (its first byte, when not zero, is the piece length), then ends the stream.
+    /// itself chooses (its first byte, when not zero, is the piece length; when odd, the pieces
+    /// are read in place from a lent receive buffer, else handed over), then ends the stream.
     /// - Parameter data: arbitrary bytes.
     /// - Returns: the error code the engine ended with, or nil if it is still waiting or done.
     @discardableResult
@@ -37,15 +38,22 @@ public enum TLSFuzzing {
             _ = connection.pendingCiphertext()
 
             let pieceLength = data.first.map { $0 == 0 ? data.count : Int($0) } ?? 0
+            let lent = (data.first ?? 0) & 1 == 1
+            var received = ByteBuffer()
             var offset = 0
             while offset < data.count {
                 let end = min(data.count, offset + max(pieceLength, 1))
-                data[offset..<end].withUnsafeBytes { connection.receivedCiphertext($0) }
+                if lent {
+                    received.discardReadBytes()
+                    data[offset..<end].withUnsafeBytes { received.writeBytes($0) }
+                } else {
+                    data[offset..<end].withUnsafeBytes { connection.receivedCiphertext($0) }
+                }
                 offset = end
-                if try drive(connection) { return nil }
+                if try drive(connection, &received) { return nil }
             }
             connection.receivedEOF()
-            _ = try drive(connection)
+            _ = try drive(connection, &received)
             return nil
         } catch {
             return error.code
@@ -54,17 +62,17 @@ public enum TLSFuzzing {
 
     /// Runs the handshake (and, once complete, reads) until it needs more input.
     /// - Returns: true when the connection reached a clean end.
-    private static func drive(_ connection: TLSConnection) throws(TLSError) -> Bool {
+    private static func drive(_ connection: TLSConnection, _ received: inout ByteBuffer) throws(TLSError) -> Bool {
         // Bounded: each step either consumes input or produces output that is drained.
         for _ in 0..<64 {
-            switch try connection.handshake() {
+            switch try connection.handshake(from: &received) {
             case .needsWrite:
                 _ = connection.pendingCiphertext()
             case .needsMoreData:
                 return false
             case .complete:
                 var plaintext = ByteBuffer()
-                switch try connection.readPlaintext(into: &plaintext) {
+                switch try connection.readPlaintext(from: &received, into: &plaintext) {
                 case .bytes: continue
                 case .needsMoreData: return false
                 case .closed: return true

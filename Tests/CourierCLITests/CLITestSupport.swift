@@ -10,6 +10,8 @@ struct CourierRun {
     var status: Int32
     var stdout: [UInt8]
     var stderr: String
+    /// The process's peak resident set size (wait4's ru_maxrss), in KiB.
+    var peakResidentKiB: Int = 0
 
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
@@ -188,9 +190,12 @@ func courier(_ arguments: [String], stdin: [UInt8] = [], environment: [String: S
     var pid = pid_t()
     let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
     precondition(spawned == 0, "posix_spawn \(argv[0]) failed: \(spawned)")
-    let exitStatus = waitForExit(pid)
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     let run = CourierRun(status: exitStatus, stdout: readFile(outPath) ?? [],
-                         stderr: String(decoding: readFile(errPath) ?? [], as: UTF8.self))
+                         stderr: String(decoding: readFile(errPath) ?? [], as: UTF8.self), peakResidentKiB: Int(usage.ru_maxrss))
     for path in [inPath, outPath, errPath] { unlink(path) }
     rmdir(scratch)
     return run

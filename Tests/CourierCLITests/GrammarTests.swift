@@ -46,10 +46,12 @@ extension CLITests {
         @Test("--no-FLAG switches a flag off (the last one wins); an unambiguous prefix names an option")
         func negationAndPrefixes() {
             let silenced = courier(["-s", "--no-silent", "--offline", "ftp://x/"])
-            #expect(silenced.stderrLines == ["courier: (1) Protocol \"ftp\" not supported"])
-            let prefix = courier(["--offline", "--reque", "PUT", "--verb", "http://h/"])
+            #expect(silenced.stderrLines == ["courier: (1) Protocol \"ftp\" not supported or disabled in libcurl"])
+            let prefix = courier(["--offline", "--user-ag", "agent", "--verb", "http://h/"])
             #expect(prefix.status == 0, "\(prefix.stderr)")
-            #expect(prefix.stdoutText.hasPrefix("PUT / HTTP/1.1\r\n"))
+            #expect(prefix.stdoutText.contains("\r\nUser-Agent: agent\r\n"))
+            // As in curl: --reque is the start of both --request and --request-target.
+            #expect(courier(["--offline", "--reque", "PUT", "http://h/"]).stderrLines == ["courier: (2) option --reque: is ambiguous; try 'courier --help'"])
         }
 
         @Test("usage errors are one line with curl's wording and 2", arguments: [
@@ -77,8 +79,60 @@ extension CLITests {
                          "--write-out FORMAT", "--max-filesize BYTES", "--resolve HOST:PORT:ADDRESS", "--pinnedcert FILE", "-V, --version"] {
                 #expect(help.stdoutText.contains(name), "\(name)")
             }
-            #expect(courier(["-V"]).stdoutText == "courier 0.1\n")
+            #expect(courier(["-V"]).stdoutText == "courier 0.1\nProtocols: http https\nFeatures: IDN IPv6 Largefile libz SSL\n")
             #expect(courier(["http://x/", "--help", "--bogus-after"]).status == 2, "every argument is read before --help acts")
+        }
+
+        @Test("--help and docs/cli.md list every option of the table, and every flag of issue 19 that courier has")
+        func helpAndDocsListEveryOption() throws {
+            let help = courier(["--help"]).stdoutText
+            var docsPath = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            docsPath.removeLast(3)
+            let docs = String(decoding: readFile(docsPath.joined(separator: "/") + "/docs/cli.md") ?? [], as: UTF8.self)
+            #expect(!docs.isEmpty)
+            let longNames = help.split(separator: "\n").compactMap { line -> String? in
+                let text = String(line)
+                guard let range = text.firstRange(of: "--") else { return nil }
+                let tail: Substring = text[range.lowerBound...]
+                return String(tail.prefix { $0 != " " })
+            }
+            #expect(longNames.count > 90)
+            for name in longNames { #expect(docs.contains("`" + name) || docs.contains(", " + name), "docs/cli.md lacks \(name)") }
+            let issue19 = ["-O", "--remote-name-all", "-J", "-R", "--output-dir", "--create-dirs", "--no-clobber", "--remove-on-error",
+                           "-D", "--etag-save", "--etag-compare", "--fail-with-body", "-N", "--stderr", "--no-progress-meter", "-#", "-V",
+                           "-A", "-e", "-r", "-z", "-T", "--url-query", "--form-string", "--data-ascii", "--request-target",
+                           "--path-as-is", "--post301", "--post302", "--post303", "--location-trusted", "--url", "-:", "--next", "-g",
+                           "--basic", "--anyauth", "--oauth2-bearer", "--disallow-username-in-url", "--tlsv1.2", "--tlsv1.3",
+                           "--tls-max", "--ciphers", "--tls13-ciphers", "--no-sessionid", "-4", "-6", "--connect-to", "--no-keepalive",
+                           "--tcp-nodelay", "--proto", "--proto-redir", "--proto-default", "--fail-early", "--happy-eyeballs-timeout-ms"]
+            for flag in issue19 {
+                let listed = flag.hasPrefix("--") ? help.contains(flag + " ") || help.contains(flag + "\n") : help.contains(" " + flag + ", ")
+                #expect(listed, "--help lacks \(flag)")
+            }
+        }
+
+        @Test("globs expand as curl's (the last pattern fastest), #N names -o files, -g turns it off")
+        func globs() {
+            let run = courier(["--offline", "http://h/{a,b}/[01-02]?s=[a-c:2]"])
+            let lines = run.stdoutText.split(separator: "\r\n").filter { $0.hasPrefix("GET ") }
+            #expect(lines == ["GET /a/01?s=a HTTP/1.1", "GET /a/01?s=c HTTP/1.1", "GET /a/02?s=a HTTP/1.1", "GET /a/02?s=c HTTP/1.1",
+                              "GET /b/01?s=a HTTP/1.1", "GET /b/01?s=c HTTP/1.1", "GET /b/02?s=a HTTP/1.1", "GET /b/02?s=c HTTP/1.1"])
+            let off = courier(["--offline", "-g", "http://h/{a,b}"])
+            #expect(off.stdoutText.hasPrefix("GET /%7Ba,b%7D HTTP/1.1\r\n"))
+            let bad = courier(["--offline", "http://h/[3-1]"])
+            #expect(bad.status == 3)
+            #expect(bad.stderr == "courier: (3) bad range in URL position 15:\nhttp://h/[3-1]\n              ^\n")
+        }
+
+        @Test("dot segments are removed unless --path-as-is; -T appends its file name to a URL ending in /")
+        func pathsAndUploads() {
+            #expect(courier(["--offline", "http://h/a/../b/./c/."]).stdoutText.hasPrefix("GET /b/c/ HTTP/1.1\r\n"))
+            #expect(courier(["--offline", "--path-as-is", "http://h/a/../b"]).stdoutText.hasPrefix("GET /a/../b HTTP/1.1\r\n"))
+            let dir = makeScratchDirectory()
+            defer { removeScratchDirectory(dir) }
+            writeFile(dir + "/up load.txt", "data")
+            let put = courier(["--offline", "-T", dir + "/up load.txt", "http://h/put/"])
+            #expect(put.stdout == crlfText("PUT /put/up%20load.txt HTTP/1.1\nHost: h\nUser-Agent: courier/0.1\nAccept: */*\nContent-Length: 4\nExpect: 100-continue\n\ndata"))
         }
 
         @Test("10,000 URLs on one command line are each requested, in order")

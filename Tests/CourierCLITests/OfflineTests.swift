@@ -1,5 +1,5 @@
 // --offline: the exact request bytes for each URL, nothing added — the head the connection would
-// write (Host first, the framing field last) and the body.
+// write (Host first, the fields in curl's order) and the body.
 
 import Testing
 
@@ -31,7 +31,7 @@ extension CLITests {
                                "--data-urlencode", "plain text", "-d", "@" + dir + "/v", "--data-urlencode", "n@" + dir + "/v",
                                "--data-urlencode", "@" + dir + "/v", "--data-raw", "@raw", "http://h/"])
             let body = "a=1&b c=d+e%26f&x+y&plain+text&line oneline two&n=line+one%0D%0Aline+two%0A&line+one%0D%0Aline+two%0A&@raw"
-            #expect(run.stdoutText == String(decoding: crlfText("POST / HTTP/1.1\nHost: h\n\(ua)Accept: */*\nContent-Type: application/x-www-form-urlencoded\nContent-Length: \(body.utf8.count)\n\n"), as: UTF8.self) + body)
+            #expect(run.stdoutText == String(decoding: crlfText("POST / HTTP/1.1\nHost: h\n\(ua)Accept: */*\nContent-Length: \(body.utf8.count)\nContent-Type: application/x-www-form-urlencoded\n\n"), as: UTF8.self) + body)
         }
 
         @Test("-d @FILE strips CR and LF; --data-binary @FILE is byte for byte")
@@ -50,7 +50,7 @@ extension CLITests {
         @Test("-d @- reads standard input")
         func dataFromStdin() {
             let run = courier(["--offline", "-d", "@-", "http://h/"], stdin: Array("x=1\n".utf8))
-            #expect(run.stdoutText.hasSuffix("Content-Length: 3\r\n\r\nx=1"))
+            #expect(run.stdoutText.hasSuffix("Content-Length: 3\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\nx=1"))
         }
 
         @Test("-G puts the data in the query after an existing one")
@@ -59,11 +59,13 @@ extension CLITests {
             #expect(run.stdout == crlfText("GET /p?q&a=1&b=x+y HTTP/1.1\nHost: h\n\(ua)Accept: */*\n\n"))
         }
 
-        @Test("--json is verbatim with Content-Type and Accept application/json; several are concatenated")
+        @Test("--json is verbatim with Content-Type and Accept application/json after the -H fields (curl's order); several are concatenated")
         func json() {
             let run = courier(["--offline", "--json", "{\"a\": [1, 2]}", "--json", " ", "http://h/"])
             let body = "{\"a\": [1, 2]} "
-            #expect(run.stdout == crlfText("POST / HTTP/1.1\nHost: h\n\(ua)Accept: application/json\nContent-Type: application/json\nContent-Length: \(body.utf8.count)\n\n") + Array(body.utf8))
+            #expect(run.stdout == crlfText("POST / HTTP/1.1\nHost: h\n\(ua)Content-Type: application/json\nAccept: application/json\nContent-Length: \(body.utf8.count)\n\n") + Array(body.utf8))
+            let withHeader = courier(["--offline", "--json", "{}", "-H", "X-A: 1", "-H", "Accept: text/x", "http://h/"])
+            #expect(withHeader.stdout == crlfText("POST / HTTP/1.1\nHost: h\n\(ua)X-A: 1\nAccept: text/x\nContent-Type: application/json\nContent-Length: 2\n\n{}"))
         }
 
         @Test("--params: query for GET, HEAD, DELETE (upper-cased), form body for others, method as typed")
@@ -75,7 +77,7 @@ extension CLITests {
             #expect(delete.stdoutText.hasPrefix("delete /?a=x%20y&b%5B%5D=1&b%5B%5D=2&n HTTP/1.1\r\n"))
             let put = courier(["--offline", "-X", "put", "--params", params, "http://h/"])
             let body = "a=x%20y&b%5B%5D=1&b%5B%5D=2&n"
-            #expect(put.stdout == crlfText("put / HTTP/1.1\nHost: h\n\(ua)Accept: */*\nContent-Type: application/x-www-form-urlencoded\nContent-Length: \(body.utf8.count)\n\n") + Array(body.utf8))
+            #expect(put.stdout == crlfText("put / HTTP/1.1\nHost: h\n\(ua)Accept: */*\nContent-Length: \(body.utf8.count)\nContent-Type: application/x-www-form-urlencoded\n\n") + Array(body.utf8))
             let forced = courier(["--offline", "-G", "-X", "POST", "--params", "{\"a\":1}", "http://h/"])
             #expect(forced.stdoutText.hasPrefix("POST /?a=1 HTTP/1.1\r\n"))
             #expect(forced.stdoutText.contains("Content-Length: 0\r\n"))
@@ -164,7 +166,7 @@ extension CLITests {
             // The file's own "\n" stays a bare LF; every framing line ends in CRLF.
             var expectedBody = crlfText(body)
             expectedBody = replacing(expectedBody, Array("file body\r\n\r\n".utf8), Array("file body\n\r\n".utf8))
-            let head = crlfText("POST /up HTTP/1.1\nHost: h\n\(ua)Accept: */*\nContent-Type: multipart/form-data; boundary=Boundary+0123456789ABCDEF\nContent-Length: \(expectedBody.count)\n\n")
+            let head = crlfText("POST /up HTTP/1.1\nHost: h\n\(ua)Accept: */*\nContent-Length: \(expectedBody.count)\nContent-Type: multipart/form-data; boundary=Boundary+0123456789ABCDEF\n\n")
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stdout == head + expectedBody)
         }

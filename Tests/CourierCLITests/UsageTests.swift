@@ -27,7 +27,7 @@ extension CLITests {
         func silentAndShowError() {
             #expect(courier(["-s", "--offline", "ftp://x/"]).stderr.isEmpty)
             #expect(courier(["-s", "--offline", "ftp://x/"]).status == 1)
-            #expect(courier(["-sS", "--offline", "ftp://x/"]).stderrLines == ["courier: (1) Protocol \"ftp\" not supported"])
+            #expect(courier(["-sS", "--offline", "ftp://x/"]).stderrLines == ["courier: (1) Protocol \"ftp\" not supported or disabled in libcurl"])
         }
 
         @Test("flag conflicts of design §9 are usage errors")
@@ -80,7 +80,7 @@ extension CLITests {
             #expect(courier(["--offline", "ftp://example.com/"]).status == 1)
             let run = courier(["--offline", "ftp://x/", "http://x/"])
             #expect(run.status == 0)
-            #expect(run.stderrLines == ["courier: (1) Protocol \"ftp\" not supported"])
+            #expect(run.stderrLines == ["courier: (1) Protocol \"ftp\" not supported or disabled in libcurl"])
             #expect(courier(["--offline", "http://x/", "http://a b/"]).status == 3)
         }
 

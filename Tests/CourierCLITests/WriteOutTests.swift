@@ -26,7 +26,7 @@ extension CLITests {
         func failedURL() {
             let run = courier(["--offline", "-s", "-w", "%{exitcode}:%{errormsg}\n", "ftp://x/"])
             #expect(run.status == 1)
-            #expect(run.stdoutText == "1:Protocol \"ftp\" not supported\n")
+            #expect(run.stdoutText == "1:Protocol \"ftp\" not supported or disabled in libcurl\n")
         }
 
         @Test("-w @FILE reads the format from a file; %{stderr} switches stream")

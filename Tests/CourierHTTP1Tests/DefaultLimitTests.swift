@@ -1,6 +1,6 @@
 // The default limits themselves (design §5), at their edges. The split harness runs every case at
 // small custom limits (ResponseHeadParserTests); here the real defaults are checked whole, one byte
-// at a time and at a few cuts, since every two-way split of a 64 KiB head would be quadratic.
+// at a time and at a few cuts, since every two-way split of a 256 KiB head would be quadratic.
 import Testing
 @_spi(Fuzzing) import CourierHTTP1
 import CourierTestSupport
@@ -19,9 +19,9 @@ import CourierTestSupport
          [Array(input.dropLast()), [input.last!]]]
     }
 
-    @Test func aHeadOfExactly64KiBIsAccepted() {
-        #expect(HTTP1ParserLimits.default.maxHeadSize == 64 * 1024)
-        let input = head(ofSize: 64 * 1024)
+    @Test func aHeadOfExactly256KiBIsAccepted() {
+        #expect(HTTP1ParserLimits.default.maxHeadSize == 256 * 1024)
+        let input = head(ofSize: 256 * 1024)
         for chunks in cuts(input) {
             let transcript = HTTP1Fuzzing.parseResponse(chunks, closeAtEnd: false)
             #expect(transcript.error == nil)
@@ -30,25 +30,34 @@ import CourierTestSupport
     }
 
     @Test func oneByteMoreIsHeadTooLargeAtTheLimit() {
-        let input = head(ofSize: 64 * 1024 + 1)
+        let input = head(ofSize: 256 * 1024 + 1)
         for chunks in cuts(input) {
             let transcript = HTTP1Fuzzing.parseResponse(chunks, closeAtEnd: false)
-            #expect(transcript.error == HTTPParserError(.headTooLarge, offset: 64 * 1024))
+            #expect(transcript.error == HTTPParserError(.headTooLarge, offset: 256 * 1024))
             #expect(transcript.events.isEmpty)
         }
     }
 
-    @Test func aHundredFieldsAreAcceptedAndOneMoreIsNot() {
+    @Test func fiveThousandFieldsAreAcceptedAndOneMoreIsNot() {
         func response(fields: Int) -> [UInt8] {
             var text = "HTTP/1.1 200 OK\r\n"
             for i in 0..<fields { text += "X-F\(i): v\r\n" }
             return Array((text + "Content-Length: 0\r\n\r\n").utf8)
         }
-        // 99 + Content-Length = 100 fields; 100 + Content-Length = 101.
-        let ok = HTTP1Fuzzing.parseResponse([response(fields: 99)], closeAtEnd: false)
+        // A response of 102 fields (refused by the old limit of 100) is ordinary.
+        #expect(HTTP1ParserLimits.default.maxFieldCount == 5_000)
+        let ordinary = response(fields: 101)
+        for chunks in cuts(ordinary) {
+            #expect(HTTP1Fuzzing.parseResponse(chunks, closeAtEnd: false).error == nil)
+        }
+        // 4,999 + Content-Length = 5,000 fields; 5,000 + Content-Length = 5,001.
+        let ok = HTTP1Fuzzing.parseResponse([response(fields: 4_999)], closeAtEnd: false)
         #expect(ok.error == nil)
-        let tooMany = HTTP1Fuzzing.parseResponse(response(fields: 100).map { [$0] }, closeAtEnd: false)
-        #expect(tooMany.error?.code == .tooManyFields)
+        let tooMany = response(fields: 5_000)
+        for chunks in [[tooMany], tooMany.map { [$0] }] {
+            let transcript = HTTP1Fuzzing.parseResponse(chunks, closeAtEnd: false)
+            #expect(transcript.error == HTTPParserError(.tooManyFields, offset: tooMany.count - 21))
+        }
     }
 
     @Test func sixteenInterimResponsesAreSkippedAndTheSeventeenthIsRefused() {

@@ -7,9 +7,17 @@ import CourierTestSupport
 import Testing
 
 typealias Transcript = HTTP1Transcript
-typealias RequestInfo = HTTP1ClientConnection.RequestInfo
+typealias RequestInfo = HTTP1ClientStateMachine.RequestInfo
 
 let get = RequestInfo(method: .get)
+
+extension HTTP1ClientStateMachine {
+    /// Ends the request body, dropping the framing bytes (tests of the receive side).
+    mutating func endBody() throws(HTTPEncodingError) {
+        var list = GatherList()
+        try sendEnd(into: &list)
+    }
+}
 
 /// Parses a response through the client connection at every cut and returns the transcript.
 func response(

@@ -19,8 +19,16 @@ struct NginxInteropTests {
             #expect(connection.isReusable)
         }
         await connection.close()
-        // nginx's view: 1,000 requests, one connection serial, request counts 1…1000.
-        let lines = Interop.readLines(Interop.nginxLog).filter { $0.contains("/small.txt?n=") }
+        // nginx's view: 1,000 requests, one connection serial, request counts 1…1000. nginx writes
+        // a request's log line after it sent the response, so the last line may still be on its
+        // way when the last response arrives: wait for it (bounded), never race the server.
+        var lines: [String] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        repeat {
+            lines = Interop.readLines(Interop.nginxLog).filter { $0.contains("/small.txt?n=") }
+            if lines.count >= 1000 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        } while ContinuousClock.now < deadline
         #expect(lines.count == 1000)
         let serials = Set(lines.map { $0.split(separator: " ")[0] })
         #expect(serials.count == 1, "nginx saw \(serials.count) connections")

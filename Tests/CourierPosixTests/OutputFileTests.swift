@@ -267,5 +267,105 @@ extension PosixTests {
             try writeAll(output, "")
             try output.commit()
         }
+
+        @Test("ExistingFilePolicy.keep: an existing file is refused at once (EEXIST) and left as it is")
+        func keepRefusesAnExistingFile() throws {
+            let dir = scratchDirectory()
+            defer { removeAll(dir) }
+            create(dir + "/taken", "old")
+            #expect(throws: Errno.fileExists) { _ = try OutputFile.create(for: try OutputTarget.resolve(dir + "/taken"), existing: .keep) }
+            #expect(contents(dir + "/taken") == "old")
+            #expect(entries(dir) == ["taken"])
+        }
+
+        @Test("ExistingFilePolicy.keep: a file that appears while the body arrives is not replaced (the link is exclusive)")
+        func keepAtCommit() throws {
+            let dir = scratchDirectory()
+            defer { removeAll(dir) }
+            let output = try OutputFile.create(for: try OutputTarget.resolve(dir + "/name"), mode: 0o640, existing: .keep)
+            try writeAll(output, "new")
+            create(dir + "/name", "someone else's")
+            #expect(throws: Errno.fileExists) { try output.commit() }
+            #expect(contents(dir + "/name") == "someone else's")
+            #expect(entries(dir) == ["name"], "no temporary file is left")
+        }
+
+        @Test("ExistingFilePolicy.keep on a new name: created with the mode asked (less the umask), committedPath is the name")
+        func keepNewFile() throws {
+            let dir = scratchDirectory()
+            defer { removeAll(dir) }
+            let old = umask(0o022)
+            defer { umask(old) }
+            let output = try OutputFile.create(for: try OutputTarget.resolve(dir + "/fresh"), mode: 0o666, existing: .keep)
+            try writeAll(output, "body")
+            try output.commit()
+            #expect(output.committedPath == dir + "/fresh")
+            #expect(contents(dir + "/fresh") == "body")
+            var info = stat()
+            stat(dir + "/fresh", &info)
+            #expect(info.st_mode & 0o777 == 0o644)
+        }
+
+        @Test("ExistingFilePolicy.numbered: NAME.1, NAME.2 ... the first free name; EEXIST when all are taken")
+        func numbered() throws {
+            let dir = scratchDirectory()
+            defer { removeAll(dir) }
+            create(dir + "/n", "0")
+            create(dir + "/n.1", "1")
+            let output = try OutputFile.create(for: try OutputTarget.resolve(dir + "/n"), existing: .numbered(limit: 3))
+            try writeAll(output, "2")
+            try output.commit()
+            #expect(output.committedPath == dir + "/n.2")
+            #expect(contents(dir + "/n") == "0" && contents(dir + "/n.1") == "1" && contents(dir + "/n.2") == "2")
+            create(dir + "/n.3", "3")
+            let full = try OutputFile.create(for: try OutputTarget.resolve(dir + "/n"), existing: .numbered(limit: 3))
+            try writeAll(full, "4")
+            #expect(throws: Errno.fileExists) { try full.commit() }
+            #expect(entries(dir) == ["n", "n.1", "n.2", "n.3"])
+        }
+
+        @Test("ExistingFilePolicy: a symbolic link at the name counts as taken (as curl's O_EXCL open sees it)")
+        func linkIsTaken() throws {
+            let dir = scratchDirectory()
+            defer { removeAll(dir) }
+            symlink(dir + "/nowhere", dir + "/dangling")
+            let output = try OutputFile.create(for: try OutputTarget.resolve(dir + "/dangling"), existing: .numbered(limit: 5))
+            try writeAll(output, "x")
+            try output.commit()
+            #expect(output.committedPath == dir + "/dangling.1")
+            #expect(entries(dir) == ["dangling", "dangling.1"])
+        }
+
+        @Test("ExistingFilePolicy: a device is written as it is whatever the policy")
+        func policyLeavesDevices() throws {
+            let output = try OutputFile.create(for: try OutputTarget.resolve("/dev/null"), existing: .keep)
+            #expect(output.strategy == .direct)
+            try writeAll(output, "x")
+            try output.commit()
+        }
+
+        @Test("makeDirectories creates the missing parents with the mode asked; setTimes sets both times")
+        func directoriesAndTimes() throws {
+            let dir = scratchDirectory()
+            defer {
+                unlink(dir + "/a/b/f")
+                rmdir(dir + "/a/b")
+                rmdir(dir + "/a")
+                removeAll(dir)
+            }
+            let old = umask(0o022)
+            defer { umask(old) }
+            try File.makeDirectories(dir + "/a/b", mode: 0o750)
+            try File.makeDirectories(dir + "/a/b", mode: 0o750)  // already there: nothing to do
+            var info = stat()
+            stat(dir + "/a", &info)
+            #expect(info.st_mode & 0o777 == 0o750)
+            create(dir + "/a/b/f", "x")
+            try File.setTimes(atPath: dir + "/a/b/f", to: 1_445_412_480)
+            stat(dir + "/a/b/f", &info)
+            #expect(info.st_mtim.tv_sec == 1_445_412_480 && info.st_atim.tv_sec == 1_445_412_480)
+            #expect(try File.status(atPath: dir + "/a/b/f")?.modificationTime == 1_445_412_480)
+            #expect(throws: Errno.notDirectory) { try File.makeDirectories(dir + "/a/b/f/g", mode: 0o750) }
+        }
     }
 }

@@ -1,6 +1,12 @@
-// Shared helpers for the CourierPosix tests: the serialized parent suite (the descriptor-leak
-// checks count the whole process's descriptors, so these tests must not overlap each other),
-// the leak check itself, loop helpers and small loop-side servers.
+// Shared helpers for the CourierPosix tests: the serialized parent suite, the leak check itself,
+// loop helpers and small loop-side servers.
+//
+// The descriptor-leak checks count the whole process's descriptors (/proc/self/fd), so nothing may
+// open or close one meanwhile: not another of these tests, and not another test target's suites,
+// which `swift test` runs in parallel in the same process. The suites therefore run in a child copy
+// of the test binary where nothing else runs (QuietProcess): `PosixTests` is enabled only there,
+// and `PosixQuietRun` — the one test the parent process runs — starts the child and reports what
+// it saw. A plain `swift test` stays parallel and the counts stay exact.
 
 import Testing
 import CourierTestSupport
@@ -8,9 +14,19 @@ import Glibc
 @testable import CourierPosix
 import CourierBytes
 
-/// Every CourierPosix test lives in a suite nested in this one, so they run one at a time.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+/// Every CourierPosix test lives in a suite nested in this one, so they run one at a time, in the
+/// quiet child process only.
+@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: QuietProcess.isChild, "runs in a quiet child process (PosixQuietRun)"))
 struct PosixTests {}
+
+/// Runs `PosixTests` in a child process of the test binary where nothing else runs.
+@Suite struct PosixQuietRun {
+    @Test(.enabled(if: !QuietProcess.isChild))
+    func posixTestsInAQuietProcess() async {
+        let outcome = await QuietProcess.run(filter: "CourierPosixTests", limit: .seconds(600))
+        #expect(outcome.passed, "the CourierPosix tests failed in their quiet process (status \(outcome.status.map(String.init) ?? "killed")):\n\(outcome.output.suffix(8000))")
+    }
+}
 
 /// The process's open descriptors (the entries of /proc/self/fd), with what each points to.
 func openDescriptors() -> [CInt: String] {
@@ -46,7 +62,17 @@ private func expectNoDescriptorLeakLocked(_ comment: Comment, sourceLocation: So
     // libdispatch opens its timer descriptors lazily on the first Task.sleep: warm it up so they
     // exist before the snapshot (CourierPosix itself never creates a timerfd).
     try? await Task.sleep(for: .milliseconds(1))
-    let before = openDescriptors()
+    // The test before may still be closing its descriptors on another thread (a loop shutting
+    // down, a losing Happy Eyeballs attempt): wait (bounded) until two snapshots 10 ms apart
+    // agree and none is mid-close (readlink failing: "?"), so a close of theirs that lands during
+    // this body is not counted as this body's.
+    var before = openDescriptors()
+    for _ in 0..<100 {
+        try? await Task.sleep(for: .milliseconds(10))
+        let again = openDescriptors()
+        if again == before && !again.values.contains("?") { break }
+        before = again
+    }
     try await body()
     var after = openDescriptors()
     var tries = 0

@@ -144,5 +144,39 @@ extension PosixTests {
                 #expect(try await resolver.resolve(host: "127.0.0.1", port: 80).count == 1)
             }
         }
+
+        @Test("addressFamily keeps one family; a name without it fails, a literal of the other family has nothing to connect to")
+        func addressFamily() async throws {
+            try await expectNoDescriptorLeak {
+                var v4 = Resolver.Configuration(overrides: [ResolveOverride(host: "both.test", port: 80, addresses: [IPAddress("::1")!, .loopbackV4]),
+                                                            ResolveOverride(host: "six.test", port: 80, addresses: [IPAddress("::1")!])])
+                v4.addressFamily = .v4
+                let resolver = try Resolver(configuration: v4)
+                #expect(try await resolver.resolve(host: "both.test", port: 80) == [SocketAddress(ip: .loopbackV4, port: 80)])
+                await #expect(throws: ResolutionError.self) { _ = try await resolver.resolve(host: "six.test", port: 80) }
+                #expect(try await resolver.resolve(host: "::1", port: 80).isEmpty)
+                await resolver.shutdown()
+            }
+        }
+
+        @Test("connectTo sends a host and port elsewhere; empty parts match anything and keep the original")
+        func connectTo() async throws {
+            try await expectNoDescriptorLeak {
+                var settings = Resolver.Configuration()
+                settings.connectTo = [ConnectToOverride(parsing: "example.test:80:127.0.0.1:8080")!,
+                                      ConnectToOverride(parsing: "::[::1]:")!]
+                let resolver = try Resolver(configuration: settings)
+                #expect(try await resolver.resolve(host: "EXAMPLE.test", port: 80) == [SocketAddress(ip: .loopbackV4, port: 8080)])
+                #expect(try await resolver.resolve(host: "other.test", port: 443) == [SocketAddress(ip: IPAddress("::1")!, port: 443)])
+                await resolver.shutdown()
+            }
+        }
+
+        @Test("--connect-to parsing: four parts, brackets for IPv6, ports numbers or empty", arguments: [
+            ("a:1:b:2", true), ("::b:", true), ("[::1]:80:[::2]:81", true), ("a:1:b", false), ("a:x:b:2", false), ("a:1:b:99999", false),
+        ])
+        func connectToParsing(text: String, valid: Bool) {
+            #expect((ConnectToOverride(parsing: text) != nil) == valid)
+        }
     }
 }

@@ -136,9 +136,15 @@ extension SessionTests {
         }
 
         @Test func cancelWhileSuspended() async throws {
-            try await withServer { server in
+            // The body pauses after its first bytes, so the task is still running when it is
+            // suspended (progress handlers run off the loop, behind the transfer).
+            let script: LoopbackScript = { _ in
+                [.text("HTTP/1.1 200 OK\r\nContent-Length: 8000000\r\n\r\n"), .writePattern(count: 100_000), .pause(.seconds(3)),
+                 .writePattern(count: 7_900_000)]
+            }
+            try await withServer(scripted(["/slow": script])) { server in
                 let session = makeSession()
-                let task = session.dataTask(with: server.request("/bytes/8000000"))
+                let task = session.dataTask(with: server.request("/slow"))
                 let progress = Recorder<TransferProgress>()
                 task.setProgressHandler(upload: nil, download: { progress.append($0) })
                 task.resume()

@@ -27,6 +27,13 @@ private func startReader(_ fifo: String, output: String, delay: String) -> pid_t
     return pid
 }
 
+/// The process's umask (read by setting it and putting it back).
+private func umaskNow() -> mode_t {
+    let mask = umask(0o022)
+    umask(mask)
+    return mask
+}
+
 private func waitFor(_ pid: pid_t) {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
@@ -136,6 +143,114 @@ extension SessionTests {
                 #expect(resumeError?.message.contains("a FIFO") == true)
                 #expect(listDirectory(directory) == ["pipe"])
                 #expect(fileMode(fifo, followingLinks: false).map { $0 & S_IFMT } == S_IFIFO)
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
+        @Test func aDestinationThatKeepsAnExistingFileFailsWithEEXISTAndTouchesNothing() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { removeTree(directory) }
+            writeFile(directory + "/taken", Array("old".utf8))
+            try await withServer { server in
+                let session = makeSession()
+                let result = await session.downloadTask(with: server.request("/bytes/100")) { _, _ in
+                    DownloadDestination(path: directory + "/taken", existingFile: .keep)
+                }.result()
+                let error = failure(result.result)
+                #expect(error?.code == .fileWriteFailed)
+                #expect(error?.errnoValue == 17)
+                #expect(error?.curlExitCode == 23)
+                #expect(readFile(directory + "/taken") == Array("old".utf8))
+                #expect(listDirectory(directory) == ["taken"])
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
+        @Test func aNumberedDestinationTakesTheFirstFreeNameAndReportsIt() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { removeTree(directory) }
+            writeFile(directory + "/f", Array("0".utf8))
+            writeFile(directory + "/f.1", Array("1".utf8))
+            try await withServer { server in
+                let session = makeSession()
+                let result = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in
+                    DownloadDestination(path: directory + "/f", existingFile: .numbered(limit: 99))
+                }.result()
+                #expect(result.result.successValue == directory + "/f.2")
+                #expect(readFile(directory + "/f.2") == pattern(10))
+                #expect(readFile(directory + "/f") == Array("0".utf8))
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
+        @Test func missingDirectoriesAreCreatedWhenTheResponseArrivesNotBefore() async throws {
+            let directory = makeTemporaryDirectory()
+            defer {
+                unlink(directory + "/a/b/file")
+                rmdir(directory + "/a/b")
+                rmdir(directory + "/a")
+                removeTree(directory)
+            }
+            try await withServer { server in
+                let session = makeSession()
+                let refused = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in
+                    DownloadDestination(path: directory + "/a/b/file")
+                }.result()
+                #expect(failure(refused.result)?.code == .fileWriteFailed, "without createsDirectories: ENOENT")
+                #expect(listDirectory(directory).isEmpty)
+                let result = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in
+                    DownloadDestination(path: directory + "/a/b/file", createsDirectories: true)
+                }.result()
+                #expect(result.result.successValue == directory + "/a/b/file")
+                let mode = (fileMode(directory + "/a") ?? 0) & 0o777
+                #expect(mode == 0o750 & ~umaskNow(), "0750 less the umask, as curl's --create-dirs")
+                #expect(readFile(directory + "/a/b/file") == pattern(10))
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
+        @Test func aFailedResumeRemovesItsFileOnlyWhenAsked() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { removeTree(directory) }
+            let script: LoopbackScript = { _ in
+                [.text("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 5-99/100\r\nContent-Length: 95\r\n\r\n"),
+                 .writePattern(count: 10), .close]
+            }
+            writeFile(directory + "/kept", pattern(5))
+            writeFile(directory + "/removed", pattern(5))
+            try await withServer(scripted(["/cut": script])) { server in
+                let session = makeSession()
+                let keptRecord = ResumeData(url: server.url("/cut").description, bytesOnDisk: 5, partialPath: directory + "/kept")
+                let kept = await session.downloadTask(resumingWith: keptRecord, placement: { _, _ in
+                    DownloadDestination(path: directory + "/kept")
+                }).result()
+                #expect(failure(kept.result) != nil)
+                #expect(readFile(directory + "/kept")?.count == 15, "the partial file keeps what arrived")
+                let removedRecord = ResumeData(url: server.url("/cut").description, bytesOnDisk: 5, partialPath: directory + "/removed")
+                let removed = await session.downloadTask(resumingWith: removedRecord, placement: { _, _ in
+                    DownloadDestination(path: directory + "/removed", removesPartialFileOnFailure: true)
+                }).result()
+                #expect(failure(removed.result) != nil)
+                #expect(listDirectory(directory) == ["kept"])
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
+        @Test func aRequestTargetIsSentAsGiven() async throws {
+            try await withServer { server in
+                let session = makeSession()
+                var request = server.request(.options, "/ignored")
+                request.requestTarget = "*"
+                let task = session.dataTask(with: request)
+                task.resume()
+                let response = await task.response()
+                #expect(response.head?.status != nil)
+                var echoed = server.request("/ignored")
+                echoed.requestTarget = "/echo?from=target"
+                let echo = session.dataTask(with: echoed)
+                echo.resume()
+                let body = try await echo.value()
+                #expect(body.readableString.contains("\"target\":\"/echo?from=target\""))
                 await session.finishTasksAndInvalidate()
             }
         }

@@ -23,6 +23,37 @@ extension TLS {
             }
         }
 
+        @Test("Cipher lists (curl's --ciphers, --tls13-ciphers): the suite asked for is the one negotiated; an unknown list is invalidConfiguration")
+        func cipherLists() throws {
+            var twelve = Fixtures.clientConfiguration()
+            twelve.maximumVersion = .v1_2
+            twelve.cipherList = "ECDHE-ECDSA-CHACHA20-POLY1305"
+            let pair12 = try TLSPair(client: twelve, server: Fixtures.serverConfiguration())
+            #expect(pair12.handshake().succeeded)
+            #expect(pair12.client.cipherSuite == "ECDHE-ECDSA-CHACHA20-POLY1305")
+
+            var thirteen = Fixtures.clientConfiguration()
+            thirteen.minimumVersion = .v1_3
+            thirteen.tls13CipherSuites = "TLS_CHACHA20_POLY1305_SHA256"
+            let pair13 = try TLSPair(client: thirteen, server: Fixtures.serverConfiguration())
+            #expect(pair13.handshake().succeeded)
+            #expect(pair13.client.cipherSuite == "TLS_CHACHA20_POLY1305_SHA256")
+
+            var none = Fixtures.clientConfiguration()
+            none.maximumVersion = .v1_2
+            none.cipherList = "ECDHE-RSA-AES128-GCM-SHA256"  // the test server's key is ECDSA: nothing in common
+            let pairNone = try TLSPair(client: none, server: Fixtures.serverConfiguration())
+            #expect(!pairNone.handshake().succeeded)
+
+            for (list, suites) in [("NOT-A-CIPHER", nil), (nil, "NOT_A_SUITE")] as [(String?, String?)] {
+                var bad = TLSConfiguration()
+                bad.cipherList = list
+                bad.tls13CipherSuites = suites
+                let error = #expect(throws: TLSError.self) { _ = try TLSClientContext(configuration: bad) }
+                #expect(error?.code == .invalidConfiguration)
+            }
+        }
+
         @Test("DER certificates: exact bytes only")
         func derParsing() throws {
             let der = Fixtures.server.derBytes

@@ -62,8 +62,8 @@ final class TLSPair {
     let server: TLSConnection
 
     init(client clientContext: TLSClientContext, server serverContext: TLSServerContext,
-         host: String = "localhost", port: Int = 443) throws {
-        client = try TLSConnection(context: clientContext, host: host, port: port)
+         host: String = "localhost", port: Int = 443, policy: SecurityPolicy? = nil) throws {
+        client = try TLSConnection(context: clientContext, host: host, port: port, securityPolicy: policy)
         server = try TLSConnection(context: serverContext)
     }
 

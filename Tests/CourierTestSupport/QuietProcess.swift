@@ -23,8 +23,13 @@ public enum QuietProcess {
         public var status: Int32?
         /// The child's standard output and error, interleaved.
         public var output: String
-        /// Whether the child passed: exited 0 and ran at least one test.
-        public var passed: Bool { status == 0 && output.contains("passed") }
+        /// Whether the child passed: exited 0 and ran at least one test (a filter that selects
+        /// nothing must not look like success).
+        public var passed: Bool {
+            guard status == 0, let range = output.firstRange(of: "Test run with ") else { return false }
+            guard let first = output[range.upperBound...].first, first.isNumber, first != "0" else { return false }
+            return output[range.upperBound...].contains("passed")
+        }
     }
 
     /// Runs the tests whose identifiers match `filter` (a regular expression, as `swift test

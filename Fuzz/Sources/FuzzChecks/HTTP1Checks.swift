@@ -19,7 +19,7 @@ extension FuzzChecks {
     /// events and error — however the input is cut, for a GET and for a HEAD request.
     public static func responseParsing(_ input: UnsafeRawBufferPointer) {
         let bytes = Array(input)
-        for request in [HTTP1ClientConnection.RequestInfo(method: .get), .init(method: .head)] {
+        for request in [HTTP1ClientStateMachine.RequestInfo(method: .get), .init(method: .head)] {
             for closeAtEnd in [true, false] {
                 let whole = HTTP1Fuzzing.parseResponse([bytes], request: request, closeAtEnd: closeAtEnd)
                 for cut in cuts(of: bytes, input: input) {

@@ -30,6 +30,7 @@ let targets: [Target] = [
     Target(name: "fuzz-serialization", check: FuzzChecks.serialization),
     Target(name: "fuzz-inflate", check: FuzzChecks.inflate),
     Target(name: "fuzz-idna", check: FuzzChecks.idna),
+    Target(name: "fuzz-cookies", check: FuzzChecks.cookies),
 ]
 
 @Test(arguments: targets)

@@ -63,6 +63,9 @@ int courier_terminal_columns(int fd);
 /// stat(2) reduced to what callers need: the size and whether it is a directory.
 int courier_stat(const char *path, int64_t *size, int *is_directory);
 
+/// getrandom(2) from the kernel's CSPRNG (sys/random.h is not in Glibc's module map).
+ssize_t courier_getrandom(void *buffer, size_t length, unsigned int flags);
+
 /// getxattr(2), setxattr(2), removexattr(2) (declared in <sys/xattr.h>, which Glibc's module lacks).
 ssize_t courier_getxattr(const char *path, const char *name, void *value, size_t size);
 int courier_setxattr(const char *path, const char *name, const void *value, size_t size);
@@ -73,6 +76,17 @@ void courier_ignore_sigpipe(void);
 
 /// pipe2(fds, O_CLOEXEC).
 int courier_pipe_cloexec(int fds[2]);
+
+/// pipe2(fds, O_CLOEXEC | O_NONBLOCK), then F_SETPIPE_SZ to `size` bytes on it (best effort: a
+/// smaller pipe still works).
+int courier_pipe_nonblocking(int fds[2], int size);
+
+/// splice(2) (declared under _GNU_SOURCE): `flags` is a combination of the two below.
+ssize_t courier_splice(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len, unsigned int flags);
+/// SPLICE_F_MOVE.
+unsigned int courier_splice_move(void);
+/// SPLICE_F_NONBLOCK.
+unsigned int courier_splice_nonblock(void);
 
 /// Installs the handler of SIGINT, SIGTERM, SIGHUP and SIGQUIT: the first of them writes its
 /// number as one byte to `notify_fd` (write(2) is async-signal-safe) for a watcher thread to clean

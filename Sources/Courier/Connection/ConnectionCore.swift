@@ -20,10 +20,13 @@
 //
 // Receive buffers come from the loop's `ReceiveBufferPool`: a read fills a pooled buffer in place
 // (the unconsumed tail of the previous read — a chunk-size line cut in two — is moved to its front
-// first), and the buffer is free again once the consumer released every slice of it. The read size
-// adapts: it doubles (up to `readSize`) when a read fills the buffer and halves after reads that
-// use less than a quarter of it, so heads and small responses use small buffers and bulk bodies
-// large ones.
+// first), and the buffer is free again once the consumer released every slice of it. Over TLS the
+// ciphertext is read into a pooled buffer too and the engine decrypts straight out of it (lent for
+// the call, no copy) into the pooled plaintext buffer the body is handed out from; the engine
+// leaves nothing behind but, rarely, records that followed the handshake or a close_notify, kept
+// in `cipherLeftover` for the next read. The read size adapts: it doubles (up to `readSize`) when
+// a read fills the buffer and halves after reads that use less than a quarter of it, so heads and
+// small responses use small buffers and bulk bodies large ones.
 //
 // Idle connections stay registered for reading: a close, a reset or unsolicited bytes while the
 // connection sits in a pool fail it at once and call `onIdleClose`, so the pool drops it before
@@ -68,6 +71,18 @@ struct ResponseStart: Sendable {
     var body: BodyBatch
 }
 
+/// The rest of a response body lent out to be spliced into a file: the socket leaves the loop
+/// until the loan is returned.
+struct BodyLoan: @unchecked Sendable {
+    // @unchecked: the socket is used by exactly one thread at a time — the loop before the loan
+    // and after its return, the splicing thread in between (the loop deregisters it first).
+    let socket: Socket
+    /// Body bytes decoded before the loan, to be written first.
+    let decoded: BodyBatch
+    /// The body bytes still on the wire.
+    let remaining: UInt64
+}
+
 /// What a loop-side operation did: finished now, or needs a waiter.
 enum Readiness<Value: Sendable> {
     case ready(Value)
@@ -88,8 +103,10 @@ final class ConnectionCore: @unchecked Sendable {
     private var registration: EventLoop.Registration?
     private var interest: EventLoop.Interest = []
     private(set) var tls: TLSConnection?
-    private var machine: HTTP1ClientConnection
-    private var cipherBuffer = ByteBuffer()
+    private var machine: HTTP1ClientStateMachine
+    /// Ciphertext read but not consumed by the engine (records after the handshake's last message
+    /// or after close_notify); empty almost always, so an idle connection holds no buffer.
+    private var cipherLeftover = ByteBuffer()
     private var output = GatherList()
     private var failure: ConnectionError?
     private var peerEOF = false
@@ -108,20 +125,22 @@ final class ConnectionCore: @unchecked Sendable {
     private var deadlineTimer: EventLoop.Timer?
     private var handshakeTimer: EventLoop.Timer?
 
-    // The exchange in progress (request side).
+    // The exchange in progress. The protocol's state (framing, Content-Length accounting, the
+    // keep-alive decision) is the machine's; what is kept here is the caller's side of it.
     private var exchangeActive = false
     /// Counts exchanges, so a body iterator of an earlier response cannot read a later one.
     private(set) var exchangeNumber = 0
-    private var requestFraming: EncodedHead.Framing = .noBody
-    private var requestBodyOpen = false
-    private var bodyWritten: UInt64 = 0
-    private var chunkedEncoder = ChunkedEncoder()
-    /// The machine was told the request body is done: its last Content-Length byte is queued (a
-    /// response read ahead before `finishBody` is then not an early response).
-    private var requestBodyReported = false
+    /// The caller declared a body and has not called `finishBody` yet (the API's contract; the
+    /// machine may consider the request complete before that).
+    private var bodyAwaitingFinish = false
+    /// The upload was stopped by an early response (`stopSending`): nothing more is sent, and the
+    /// connection closes after the response.
+    private var uploadStopped = false
     /// The connection failed while no exchange was in progress (closed or poisoned in the pool):
     /// a request on it was never sent, which the pool's retry rule must know.
     private var failedWhileIdle = false
+    /// The socket is lent out for splicing: the loop neither watches nor closes it meanwhile.
+    private var socketLent = false
 
     // The exchange in progress (response side).
     /// The final head, decoded and not yet taken by `receiveHead`.
@@ -145,7 +164,7 @@ final class ConnectionCore: @unchecked Sendable {
         self.socket = socket
         self.tls = tls
         self.options = options
-        self.machine = HTTP1ClientConnection(limits: options.limits)
+        self.machine = HTTP1ClientStateMachine(limits: options.limits)
         self.readSize = min(options.readSize, 16 << 10)
     }
 
@@ -176,14 +195,16 @@ final class ConnectionCore: @unchecked Sendable {
         if let deadline { armDeadline(after: deadline - Instant.now()) }
         touch()
         armIdle()
-        driveHandshake()
+        var nothing = ByteBuffer()
+        driveHandshake(&nothing)
     }
 
-    private func driveHandshake() {
+    /// Advances the handshake with `received` (read in place by the engine).
+    private func driveHandshake(_ received: inout ByteBuffer) {
         guard let tls, handshakeWaiter != nil else { return }
         do {
             while true {
-                switch try tls.handshake() {
+                switch try tls.handshake(from: &received) {
                 case .needsWrite:
                     output.append(.buffer(tls.pendingCiphertext()))
                 case .needsMoreData:
@@ -221,8 +242,12 @@ final class ConnectionCore: @unchecked Sendable {
     // MARK: Requests
 
     /// Sends a request head: `.ready` when it is in the kernel, `.wait` when part of it is queued.
-    func sendHead(_ head: EncodedHead, info: HTTP1ClientConnection.RequestInfo) -> Readiness<Void> {
-        if failedWhileIdle {
+    func sendHead(_ head: EncodedHead, info: HTTP1ClientStateMachine.RequestInfo) -> Readiness<Void> {
+        if failedWhileIdle && exchangeNumber > 0 {
+            // A reused connection the server closed (or poisoned) while it idled: the request was
+            // never sent, which the pool's retry rule must know. A fresh connection that failed
+            // before its first request (a TLS 1.3 server refusing a missing client certificate
+            // after the handshake) reports what happened.
             return .failed(ConnectionError(.notReusable, "the server closed the connection"))
         }
         if let failure { return .failed(failure) }
@@ -234,7 +259,7 @@ final class ConnectionCore: @unchecked Sendable {
             return .failed(ConnectionError(.notReusable, "the connection cannot send a request now"))
         }
         do {
-            try machine.requestHeadSent(info)
+            try machine.sendHead(info, framing: head.framing)
         } catch {
             fail(.from(parser: error))
             return .failed(failure!)
@@ -251,11 +276,8 @@ final class ConnectionCore: @unchecked Sendable {
         bodyEnded = false
         endKeepAlive = false
         endDelivered = false
-        requestFraming = head.framing
-        requestBodyOpen = info.hasBody
-        bodyWritten = 0
-        requestBodyReported = false
-        chunkedEncoder = ChunkedEncoder()
+        bodyAwaitingFinish = machine.isSendingBody
+        uploadStopped = false
         if let total = options.totalTimeout { armDeadline(after: total) }
         guard enqueue(head.bytes) else { return .failed(failure!) }
         let readiness = startWrite()
@@ -264,101 +286,62 @@ final class ConnectionCore: @unchecked Sendable {
         return readiness
     }
 
-    /// Queues one piece of the request body.
+    /// Queues one piece of the request body, framed by the machine.
     func writeBody(_ buffer: ByteBuffer) -> Readiness<Void> {
-        if let failure { return .failed(failure) }
-        guard requestBodyOpen, writeWaiter == nil else {
-            return .failed(ConnectionError(requestBodyOpen ? .notReusable : .invalidRequest,
-                                           requestBodyOpen ? "a write is already in progress" : "no request body is open"))
+        if let failure { return .failed(earlyResponseError ?? failure) }
+        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
+        guard bodyAwaitingFinish, writeWaiter == nil else {
+            return .failed(ConnectionError(bodyAwaitingFinish ? .notReusable : .invalidRequest,
+                                           bodyAwaitingFinish ? "a write is already in progress" : "no request body is open"))
         }
-        let count = UInt64(buffer.readableBytes)
         var list = GatherList()
-        switch requestFraming {
-        case .contentLength(let length):
-            guard bodyWritten + count <= length else {
-                return .failed(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
-            }
-            if count > 0 { list.append(.buffer(buffer)) }
-        case .chunked:
-            chunkedEncoder.encodeChunk(buffer, into: &list)
-        case .noBody, .untilClose:
-            return .failed(ConnectionError(.invalidRequest, "the request has no body"))
-        }
-        bodyWritten += count
-        guard enqueue(list) else { return .failed(failure!) }
-        guard reportBodyCompleteIfWhole() else { return .failed(failure!) }
-        return startWrite()
-    }
-
-    /// Tells the machine the request body is done as soon as its last Content-Length byte is
-    /// queued: the response may be read (ahead) before the caller's `finishBody`, and it must not
-    /// be taken for an early response then. Returns false when the machine failed.
-    private func reportBodyCompleteIfWhole() -> Bool {
-        guard !requestBodyReported, case .contentLength(let length) = requestFraming, bodyWritten == length else { return true }
-        requestBodyReported = true
         do {
-            try machine.requestBodyDone()
+            try machine.sendBody(buffer, into: &list)
         } catch {
-            fail(.from(parser: error))
-            return false
+            return .failed(ConnectionError.invalidBody(error))
         }
-        return true
+        guard enqueue(list) else { return .failed(failure!) }
+        return startWrite()
     }
 
     /// Queues a range of a file as the next piece of a Content-Length body, sent with sendfile(2):
     /// the bytes go from the page cache to the socket without entering this process (design §3).
     /// Plain connections only; TLS must encrypt, so its callers read the file instead.
     func writeFile(_ file: File, offset: Int64, count: Int) -> Readiness<Void> {
-        if let failure { return .failed(failure) }
-        guard tls == nil, requestBodyOpen, writeWaiter == nil, case .contentLength(let length) = requestFraming else {
+        if let failure { return .failed(earlyResponseError ?? failure) }
+        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
+        guard tls == nil, bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
         }
-        guard bodyWritten + UInt64(count) <= length else {
-            return .failed(ConnectionError(.invalidRequest, "the body is longer than its Content-Length \(length)"))
+        do {
+            try machine.sendBody(writtenElsewhere: UInt64(count))
+        } catch {
+            if error.code == .noRequestBody {
+                return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
+            }
+            return .failed(ConnectionError.invalidBody(error))
         }
-        bodyWritten += UInt64(count)
         if count > 0 { pendingFile = (file, offset, count) }
-        guard reportBodyCompleteIfWhole() else { return .failed(failure!) }
         return startWrite()
     }
 
     /// Ends the request body (the last chunk for chunked bodies).
     func finishBody(trailers: HTTPHeaders) -> Readiness<Void> {
-        if let failure { return .failed(failure) }
-        guard requestBodyOpen, writeWaiter == nil else {
+        if let failure { return .failed(earlyResponseError ?? failure) }
+        if uploadStopped { return .failed(ConnectionError(.earlyResponse, "the upload was stopped by an early response")) }
+        guard bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "no request body is open"))
         }
         var list = GatherList()
-        switch requestFraming {
-        case .contentLength(let length):
-            guard bodyWritten == length else {
-                return .failed(ConnectionError(.invalidRequest, "the body has \(bodyWritten) of its \(length) bytes"))
-            }
-        case .chunked:
-            do {
-                try chunkedEncoder.end(trailers: trailers, into: &list)
-            } catch {
-                var failure = ConnectionError(.invalidRequest, "invalid trailer fields")
-                failure.encodingError = error
-                return .failed(failure)
-            }
-        case .noBody, .untilClose:
-            break
+        do {
+            try machine.sendEnd(trailers: trailers, into: &list)
+        } catch {
+            return .failed(ConnectionError.invalidBody(error))
         }
-        requestBodyOpen = false
-        if !requestBodyReported {
-            requestBodyReported = true
-            do {
-                try machine.requestBodyDone()
-            } catch {
-                fail(.from(parser: error))
-                return .failed(failure!)
-            }
-        }
+        bodyAwaitingFinish = false
         if bodyEnded {
-            // The response is complete already. If it ended before the body was (an early
-            // response), the machine said so with keepAlive false and nothing more is sent; a
-            // Content-Length body whose last byte was queued first is simply done.
+            // The response is complete already: if it ended before the body did (an early
+            // response), the machine said keepAlive false and the last chunk is not sent.
             completeExchangeIfDone()
             return .ready(())
         }
@@ -396,15 +379,61 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Waits for queued request bytes to reach the kernel.
     func waitForWrite(_ continuation: UnsafeContinuation<Void, any Error>) {
-        if let failure { continuation.resume(throwing: failure); return }
+        if let failure { continuation.resume(throwing: earlyResponseError ?? failure); return }
         if output.isEmpty && pendingFile == nil { continuation.resume(); return }
+        if responseEndsUpload {
+            continuation.resume(throwing: stopSending())
+            return
+        }
         writeWaiter = continuation
         armIdle()
     }
 
+    /// Whether a final response head arrived while the request body is still being sent and the
+    /// server is not going to take the rest: a status of 300 or more (curl stops sending then
+    /// too: an early 413 or 401) or a response that closes the connection. A 2xx that keeps the
+    /// connection (nginx answers 204 before it reads an upload, then discards the body) lets the
+    /// upload go on.
+    private var responseEndsUpload: Bool {
+        guard exchangeActive, bodyAwaitingFinish || !output.isEmpty || pendingFile != nil,
+              let head = decodedHead else { return false }
+        return head.status >= 300 || !machine.responseAllowsPersistence
+    }
+
+    /// The error a writer gets once a final response arrived during the upload: the response is
+    /// there to be read, whatever happened to the write.
+    private var earlyResponseError: ConnectionError? {
+        guard exchangeActive, machine.isSendingBody || bodyAwaitingFinish, let head = decodedHead else { return nil }
+        return ConnectionError(.earlyResponse, "the server answered \(head.status) before the request body was sent")
+    }
+
+    /// Stops the upload for good: the bytes still queued are dropped, the body is over for this
+    /// side, and the connection closes after the response (its request cannot be framed now).
+    private func stopSending() -> ConnectionError {
+        let error = earlyResponseError ?? ConnectionError(.earlyResponse, "the server answered before the request body was sent")
+        output = GatherList()
+        pendingFile = nil
+        bodyAwaitingFinish = false
+        uploadStopped = true
+        updateInterest()
+        return error
+    }
+
     // MARK: Responses
 
-    /// The final response head (interim responses are skipped), with the body decoded with it.
+    /// Whether `receiveHead` hands over the body decoded with the head (a caller off the loop
+    /// saves a hop by getting it at once) or leaves it for the first pull (a caller on the loop
+    /// pulls it at no cost, and the response needs no box to hold it).
+    private var handsBodyWithHead = true
+
+    /// The final response head (interim responses are skipped), with the body decoded with it
+    /// unless `bodyWithHead` is false.
+    func receiveHead(bodyWithHead: Bool) -> Readiness<ResponseStart> {
+        handsBodyWithHead = bodyWithHead
+        return receiveHead()
+    }
+
+    /// The final response head (interim responses are skipped).
     func receiveHead() -> Readiness<ResponseStart> {
         guard exchangeActive || decodedHead != nil, !headTaken, headWaiter == nil else {
             if let failure { return .failed(failure) }
@@ -413,8 +442,8 @@ final class ConnectionCore: @unchecked Sendable {
         if let head = decodedHead {
             headTaken = true
             decodedHead = nil
-            let start = ResponseStart(head: head, exchange: exchangeNumber, body: takePending())
-            return .ready(start)
+            let body = handsBodyWithHead ? takePending() : BodyBatch(first: nil, ended: false)
+            return .ready(ResponseStart(head: head, exchange: exchangeNumber, body: body))
         }
         if let failure { return .failed(failure) }
         return .wait
@@ -476,15 +505,68 @@ final class ConnectionCore: @unchecked Sendable {
         return batch
     }
 
+    // MARK: Splicing a body into a file
+
+    /// Lends the rest of the response body of `exchange` for splicing, when it can be: a plain
+    /// connection, a Content-Length body with bytes still on the wire and none of them buffered,
+    /// nobody waiting. The body decoded so far comes with the loan; the socket is deregistered
+    /// from the loop until `returnLoan`.
+    func lendBody(exchange: Int) -> BodyLoan? {
+        guard exchange == exchangeNumber, headTaken, !endDelivered, !bodyEnded, tls == nil, failure == nil, !peerEOF,
+              !socketLent, let socket, bodyWaiter == nil, let remaining = machine.bodyBytesRemainingOnTheWire, remaining > 0 else {
+            return nil
+        }
+        let decoded = takePending()
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        interest = []
+        socketLent = true
+        return BodyLoan(socket: socket, decoded: decoded, remaining: remaining)
+    }
+
+    /// Takes the socket back after a splice that moved `moved` body bytes: the machine accounts
+    /// for them (the end of the body follows when they were the last), or the connection fails
+    /// with `error` (a splice that stopped early leaves the framing unknowable).
+    func returnLoan(moved: UInt64, endOfStream: Bool, error: ConnectionError?) {
+        precondition(socketLent, "returnLoan without a loan")
+        socketLent = false
+        if failure != nil {
+            // Failed while lent (a deadline): the close was left for now.
+            closeTransport(graceful: false)
+            deliver()
+            return
+        }
+        if let error {
+            fail(error)
+            return
+        }
+        machine.receivedBodyElsewhere(moved)
+        do {
+            if let socket {
+                registration = try loop.register(socket, interest: []) { [unowned self] events in handle(events) }
+            }
+        } catch {
+            fail(.from(io: error, writing: false))
+            return
+        }
+        if endOfStream {
+            peerEOF = true
+            try? machine.connectionClosed()
+        }
+        decode()
+        deliver()
+        updateInterest()
+    }
+
     // MARK: Receiving
 
     /// After the end of the response was handed over and the request body is done: the exchange
     /// is over, and the connection is reusable or closed.
     private func completeExchangeIfDone() {
-        guard exchangeActive, endDelivered, !requestBodyOpen else { return }
+        guard exchangeActive, endDelivered, !bodyAwaitingFinish else { return }
         exchangeActive = false
         cancelDeadline()
-        if endKeepAlive && machine.isReusable && !peerEOF && failure == nil {
+        if endKeepAlive && machine.isReusable && !peerEOF && failure == nil && !uploadStopped {
             reusable.store(true, ordering: .releasing)
             updateInterest()
         } else {
@@ -526,7 +608,8 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// One read from the socket (through TLS when there is one) into a pooled buffer, handed to
-    /// the state machine and decoded. Returns false when nothing more can be read now.
+    /// the state machine and decoded. Returns whether another read may find more (the read was
+    /// filled, and nothing failed or ended).
     private func readOnce() -> Bool {
         guard let socket, !peerEOF else { return false }
         // An idle connection that fails tells its pool at once (no one is waiting to hear it).
@@ -539,19 +622,34 @@ final class ConnectionCore: @unchecked Sendable {
         }
         var eof = false
         var gotBytes = false
+        // A read that returned less than it asked for drained the socket: reading again now would
+        // only return EAGAIN (level-triggered epoll reports the next bytes).
+        var filledTheRead = false
         do throws(any Error) {
             if let tls {
-                switch try socket.read(into: &cipherBuffer, maxBytes: readSize) {
-                case .wouldBlock: return false
+                let size = readSize
+                var requested = size
+                let leftover = cipherLeftover
+                cipherLeftover = ByteBuffer()
+                let (filled, result) = try loop.receiveBuffers.fill(size: size + leftover.readableBytes) { (buffer: inout ByteBuffer) throws(Errno) -> IOResult<Int> in
+                    if leftover.readableBytes > 0 { buffer.writeBuffer(leftover) }
+                    requested = max(1, min(size, buffer.writableBytes))
+                    return try socket.read(into: &buffer, maxBytes: requested)
+                }
+                // Lent to the engine, which only moves its reader index: the pooled storage is
+                // never written, and is free again when this copy goes at the end of the read.
+                var cipher = filled
+                switch result {
+                case .wouldBlock: if cipher.readableBytes == 0 { return false }
                 case .processed(0): tls.receivedEOF(); eof = true
                 case .processed(let n):
-                    tls.receivedCiphertext(cipherBuffer)
-                    cipherBuffer.clear()
+                    filledTheRead = n >= requested
                     adapt(readSize: n)
                 }
                 touch()
                 if handshakeWaiter != nil {
-                    driveHandshake()
+                    driveHandshake(&cipher)
+                    if cipher.readableBytes > 0 { cipherLeftover = cipher }
                     return failure == nil
                 }
                 var closedByPeer = false
@@ -560,7 +658,7 @@ final class ConnectionCore: @unchecked Sendable {
                     machine.moveUnconsumedBytes(into: &buffer)
                     do throws(TLSError) {
                         readLoop: while true {
-                            switch try tls.readPlaintext(into: &buffer) {
+                            switch try tls.readPlaintext(from: &cipher, into: &buffer) {
                             case .bytes: continue
                             case .needsMoreData: break readLoop
                             case .closed: closedByPeer = true; break readLoop
@@ -569,6 +667,9 @@ final class ConnectionCore: @unchecked Sendable {
                     } catch {
                         tlsError = error
                     }
+                    // `cipher` is used up: after needsMoreData the engine took everything (a cut
+                    // record into its own buffer); what may follow a close_notify or an error is
+                    // never read.
                 }
                 if let tlsError {
                     // RFC 8446 §6.1 / design §9: a close without close_notify truncates a body
@@ -591,9 +692,11 @@ final class ConnectionCore: @unchecked Sendable {
                 }
             } else {
                 let size = readSize
+                var requested = size
                 let (plain, result) = try loop.receiveBuffers.fill(size: size) { (buffer: inout ByteBuffer) throws(Errno) -> IOResult<Int> in
                     machine.moveUnconsumedBytes(into: &buffer)
-                    return try socket.read(into: &buffer, maxBytes: min(size, buffer.writableBytes))
+                    requested = min(size, buffer.writableBytes)
+                    return try socket.read(into: &buffer, maxBytes: requested)
                 }
                 switch result {
                 case .wouldBlock:
@@ -605,6 +708,7 @@ final class ConnectionCore: @unchecked Sendable {
                 case .processed(let n):
                     try machine.receivedBytes(plain)
                     gotBytes = true
+                    filledTheRead = n >= requested
                     adapt(readSize: n)
                 }
                 touch()
@@ -638,7 +742,7 @@ final class ConnectionCore: @unchecked Sendable {
                      : ConnectionError(.protocolError, "the server sent bytes on an idle connection"))
             return false
         }
-        return !eof && failure == nil
+        return filledTheRead && !eof && failure == nil
     }
 
     /// Adapts the next read's size to how much the last read returned.
@@ -714,12 +818,18 @@ final class ConnectionCore: @unchecked Sendable {
         let count = slice.readableBytes
         guard count > 0 else { return }
         pendingBytes += count
-        if count <= ConnectionCore.coalesceBelow {
+        if count <= ConnectionCore.coalesceBelow, let last = pending.last, last.readableBytes <= ConnectionCore.coalesceBelow || lastIsCoalesced {
+            // A second small slice in a row: copy them together (a lone small slice, such as a
+            // small response's whole body, stays zero copy).
             if lastIsCoalesced, pending[pending.count - 1].writableBytes >= count {
                 pending[pending.count - 1].writeBuffer(slice)
                 return
             }
             var own = ByteBuffer(capacity: ConnectionCore.coalescedCapacity)
+            if !lastIsCoalesced {
+                own.writeBuffer(last)
+                pending.removeLast()
+            }
             own.writeBuffer(slice)
             pending.append(own)
             lastIsCoalesced = true
@@ -736,6 +846,12 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Wakes the callers that can proceed now.
     private func deliver() {
+        if let waiter = writeWaiter, responseEndsUpload {
+            // The server answered and will not take the rest of the body: the blocked writer
+            // stops, and its caller reads the response.
+            writeWaiter = nil
+            waiter.resume(throwing: stopSending())
+        }
         // Each waiter is taken out first: the checks below refuse a second waiter.
         if let waiter = headWaiter {
             headWaiter = nil
@@ -853,6 +969,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// bytes already decoded stay deliverable (their waiters would not exist otherwise).
     func fail(_ error: ConnectionError) {
         guard failure == nil else { return }
+        var error = error
+        if exchangeActive { error.sawResponseBytes = machine.hasReceivedResponseBytes }
         failure = error
         reusable.store(false, ordering: .releasing)
         closeTransport(graceful: false)
@@ -865,7 +983,7 @@ final class ConnectionCore: @unchecked Sendable {
         handshake?.fail(error)
         if let waiter = writeWaiter {
             writeWaiter = nil
-            waiter.resume(throwing: error)
+            waiter.resume(throwing: earlyResponseError ?? error)
         }
         deliver()
     }
@@ -889,7 +1007,8 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     private func closeTransport(graceful: Bool) {
-        guard let socket else { return }
+        // A lent socket is being spliced on another thread: it closes when it comes back.
+        guard let socket, !socketLent else { return }
         if graceful, let tls, tls.isHandshakeComplete, !peerEOF {
             // RFC 8446 §6.1: send close_notify; waiting for the reply is not required.
             if (try? tls.shutdown()) != nil, tls.hasPendingCiphertext {

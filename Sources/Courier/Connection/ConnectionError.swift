@@ -49,6 +49,12 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         /// The connection cannot carry this operation now: closed, a previous response not read
         /// to its end, the peer asked to close, or another operation is in progress.
         public static let notReusable = Code(rawValue: "notReusable")
+        /// The server sent its final response while the request body was still being sent, and
+        /// is not taking the rest (an early 413 or 401, or one that says `Connection: close`, with
+        /// the upload blocked or failed): the rest of the body is not sent. The response is still
+        /// there: read it with `receiveResponse()`; the connection closes after it (the request can
+        /// no longer be framed). A failed write after such a response reports this code too.
+        public static let earlyResponse = Code(rawValue: "earlyResponse")
     }
 
     /// The code.
@@ -67,6 +73,12 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var encodingError: HTTPEncodingError?
     /// The system error, for read and write failures.
     public var errno: Errno?
+    /// Whether any byte of the response had arrived when the exchange failed (nil when the
+    /// failure was not during an exchange): the pool retries an idempotent request only when
+    /// none had.
+    var sawResponseBytes: Bool?
+    /// Whether the failure was a write (curl's 55, send failure) rather than a read (56).
+    var whileSending = false
 
     /// Creates an error.
     /// - Parameters:
@@ -89,7 +101,8 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
             if tlsError.code == .closedWithoutCloseNotify || tlsError.code == .protocolError { return 56 }
             return 35
         case .protocolError: return 8
-        case .remoteClosed: return parserError?.code == .emptyResponse ? 52 : 56
+        case .remoteClosed: return parserError?.code == .emptyResponse ? 52 : (whileSending ? 55 : 56)
+        case .earlyResponse: return 55
         case .bodyTruncated: return 18
         case .cancelled: return 42
         case .invalidRequest: return 2
@@ -107,7 +120,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout: return -1001
         case .connectFailed: return resolutionError != nil ? -1003 : -1004
         case .tlsFailed: return tlsError?.isCertificateVerificationFailure == true || tlsError?.code == .pinningFailed ? -1202 : -1200
-        case .remoteClosed, .bodyTruncated: return -1005
+        case .remoteClosed, .bodyTruncated, .earlyResponse: return -1005
         case .protocolError: return -1011
         default: return nil
         }
@@ -140,6 +153,19 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         return result
     }
 
+    /// The caller's request body did not match what its head declared.
+    static func invalidBody(_ error: HTTPEncodingError) -> ConnectionError {
+        let message: String
+        switch error.code {
+        case .bodyLengthMismatch: message = "the body does not match its declared Content-Length"
+        case .noRequestBody: message = "no request body is open"
+        default: message = "invalid trailer fields"
+        }
+        var result = ConnectionError(.invalidRequest, message)
+        result.encodingError = error
+        return result
+    }
+
     static func from(tls error: TLSError) -> ConnectionError {
         var result = ConnectionError(.tlsFailed, "TLS failed")
         result.tlsError = error
@@ -149,6 +175,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     static func from(io error: Errno, writing: Bool) -> ConnectionError {
         var result = ConnectionError(.remoteClosed, writing ? "sending failed" : "receiving failed")
         result.errno = error
+        result.whileSending = writing
         return result
     }
 

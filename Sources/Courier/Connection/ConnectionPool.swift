@@ -357,7 +357,11 @@ public final class ConnectionPool: Sendable {
     static func failedBeforeAnyResponseByte(_ error: any Error) -> Bool {
         guard let error = error as? ConnectionError else { return false }
         if error.code == .notReusable { return true }
-        return error.code == .remoteClosed && error.parserError?.code == .emptyResponse
+        // A close or a reset (not a timeout, not a cancellation) before the first response byte:
+        // the server may never have seen the request (Go's transport retries the same cases).
+        guard error.code == .remoteClosed else { return false }
+        if let saw = error.sawResponseBytes { return !saw }
+        return error.parserError?.code == .emptyResponse
     }
 }
 

@@ -1,9 +1,11 @@
 // HTTP1Connection: the low-level, session-free client connection (docs/connection.md).
 //
-// What it owns: a ConnectionCore on an event loop. Every async method hops to the loop with
-// `EventLoop.submit(deferred:)` and suspends until the loop completes the promise: nothing here
-// blocks a thread of the cooperative pool (design §4). Cancelling the awaiting task cancels the
-// operation and closes the connection.
+// What it owns: a ConnectionCore on an event loop. An async method called from a task whose
+// executor preference is that loop calls the core directly and suspends only when it must wait for
+// the peer (its continuation is resumed by the loop's I/O handler, and the task goes on in the same
+// loop turn); called from anywhere else it hops to the loop once. Nothing here blocks a thread of
+// the cooperative pool (design §4). Cancelling the awaiting task cancels the operation and closes
+// the connection.
 //
 // Lifecycle: connect → (sendHead → [writeBody…, finishBody] → receiveResponse → body…)* → close.
 // One exchange at a time (no pipelining); a new request needs `isReusable`.
@@ -104,7 +106,9 @@ public final class HTTP1Connection: Sendable {
             }
             do {
                 let context = try TLSClientContext.shared(for: tls)
-                engine = try TLSConnection(context: context, host: host, port: Int(port))
+                // The policy joins the resumption key: a session is only offered where the same
+                // pins will judge it.
+                engine = try TLSConnection(context: context, host: host, port: Int(port), securityPolicy: options.securityPolicy)
             } catch {
                 try? socket.close()
                 throw ConnectionError.from(tls: error)
@@ -239,13 +243,13 @@ public final class HTTP1Connection: Sendable {
             failure.encodingError = error
             throw failure
         }
-        var hasBody = false
-        switch encoded.framing {
-        case .contentLength(let n): hasBody = n > 0
-        case .chunked: hasBody = true
-        case .noBody, .untilClose: hasBody = false
-        }
-        var info = HTTP1ClientConnection.RequestInfo(method: method, headers: headers, hasBody: hasBody)
+        try await sendHead(encoded: encoded, method: method, headers: headers)
+    }
+
+    /// Sends a head the caller already encoded (a session encodes each request once: the same
+    /// bytes go to its observer, its offline rendering and the wire).
+    func sendHead(encoded: EncodedHead, method: HTTPMethod, headers: HTTPHeaders) async throws(ConnectionError) {
+        var info = HTTP1ClientStateMachine.RequestInfo(method: method, headers: headers, hasBody: false)
         info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
         let requestInfo = info
         requests.add(1, ordering: .relaxed)
@@ -276,7 +280,9 @@ public final class HTTP1Connection: Sendable {
     /// (back-pressure: at most one buffer is queued).
     /// - Parameter buffer: the bytes (framed as a chunk when the length is unknown; an empty
     ///   buffer writes nothing).
-    /// - Throws: `ConnectionError` (`invalidRequest` when it would exceed the declared length).
+    /// - Throws: `ConnectionError` (`invalidRequest` when it would exceed the declared length;
+    ///   `earlyResponse` when the server answered before taking the whole body — stop sending
+    ///   and read that response with `receiveResponse()`).
     public func writeBody(_ buffer: ByteBuffer) async throws(ConnectionError) {
         try await perform({ core in core.writeBody(buffer) }, wait: { core, waiter in core.waitForWrite(waiter) })
     }
@@ -305,7 +311,11 @@ public final class HTTP1Connection: Sendable {
     /// - Returns: the response; read its `body` to the end before the next request.
     /// - Throws: `ConnectionError` (`remoteClosed` for an empty reply, `protocolError`, timeouts).
     public func receiveResponse() async throws(ConnectionError) -> HTTP1Response {
-        let start = try await perform({ core in core.receiveHead() }, wait: { core, waiter in core.waitForHead(waiter) })
+        // On the loop the body stays with the connection for the first pull (no box, no hop);
+        // from elsewhere it comes with the head, which saves a hop for a small response.
+        let bodyWithHead = !core.isOnLoop
+        let start = try await perform({ core in core.receiveHead(bodyWithHead: bodyWithHead) },
+                                      wait: { core, waiter in core.waitForHead(waiter) })
         let head = start.head
         return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason, headers: head.headers,
                              body: HTTP1ResponseBody(connection: self, exchange: start.exchange, prefetched: start.body))
@@ -339,6 +349,24 @@ public final class HTTP1Connection: Sendable {
 
     /// The event loop this connection lives on.
     var eventLoop: EventLoop { core.loop }
+
+    /// Lends the rest of the response body of `exchange` for splicing into a file (plain
+    /// connections, Content-Length bodies); nil when it cannot be. Return it with `returnLoan`.
+    func lendBody(exchange: Int) async -> BodyLoan? {
+        let core = self.core
+        if core.isOnLoop { return core.lendBody(exchange: exchange) }
+        return try? await core.loop.submit { core.lendBody(exchange: exchange) }
+    }
+
+    /// Gives a lent body back (see `ConnectionCore.returnLoan`).
+    func returnLoan(moved: UInt64, endOfStream: Bool, error: ConnectionError?) async {
+        let core = self.core
+        if core.isOnLoop {
+            core.returnLoan(moved: moved, endOfStream: endOfStream, error: error)
+            return
+        }
+        _ = try? await core.loop.submit { core.returnLoan(moved: moved, endOfStream: endOfStream, error: error) }
+    }
 
     /// Decoded response-body bytes read ahead and not yet taken by the consumer (tests only).
     package var bufferedBodyBytes: Int {

@@ -37,13 +37,15 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
     let connection: HTTP1Connection
     let exchange: Int
     /// Slices decoded together with the head (no trip to the loop needed for them), handed to
-    /// the first iterator only: a body is iterated once.
-    let prefetched: PrefetchedSlices
+    /// the first iterator only: a body is iterated once. Nil when the head was received on the
+    /// loop: the first pull takes them there, at no cost.
+    let prefetched: PrefetchedSlices?
 
     init(connection: HTTP1Connection, exchange: Int, prefetched: BodyBatch) {
         self.connection = connection
         self.exchange = exchange
-        self.prefetched = PrefetchedSlices(prefetched)
+        let none = prefetched.first == nil && !prefetched.ended
+        self.prefetched = none ? nil : PrefetchedSlices(prefetched)
     }
 
     /// The prefetched slices, taken once.
@@ -68,8 +70,7 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
             self.exchange = exchange
             first = batch?.first
             rest = batch?.rest ?? []
-            // A second iterator gets nothing: the body was handed to the first one.
-            finished = batch?.ended ?? true
+            finished = batch?.ended ?? false
         }
 
         /// The next slice, or nil at the end of the body.
@@ -96,7 +97,9 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
     /// Makes the iterator.
     /// - Returns: an iterator reading from the connection.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(connection: connection, exchange: exchange, batch: prefetched.take())
+        guard let prefetched else { return AsyncIterator(connection: connection, exchange: exchange, batch: nil) }
+        // A second iterator gets nothing: the body was handed to the first one.
+        return AsyncIterator(connection: connection, exchange: exchange, batch: prefetched.take() ?? BodyBatch.end)
     }
 
     /// Reads the whole body into one buffer, in storage of about its own size (it keeps no

@@ -52,6 +52,17 @@ public struct HTTPRequest: Sendable {
     public var body: Body
     /// The request's timeout (AFNetworking's `timeoutInterval`), or nil for the session's default.
     public var timeout: Duration?
+    /// The request-target sent instead of the URI's path and query (curl's `--request-target`:
+    /// `*` for OPTIONS, a path with bytes a URI would not hold); nil: from `uri`. Kept across
+    /// redirects, as curl keeps it. It is still checked: no space, CR, LF or other control byte.
+    public var requestTarget: String? = nil
+
+    /// The version in the request line: HTTP/1.1 (default) or HTTP/1.0 (curl's `-0`). An HTTP/1.0
+    /// request cannot carry a body of unknown length (there is no chunked coding): `.invalidRequest`.
+    public var version: HTTPVersion = .http1_1
+
+    /// What goes after the method in the request line.
+    public var effectiveRequestTarget: String { requestTarget ?? uri.requestTarget }
 
     /// Creates a request.
     /// - Parameters:

@@ -13,8 +13,14 @@
 //   server gave a validator (ETag / Last-Modified) or `Accept-Ranges: bytes`;
 // - a resumed download sends `Range: bytes=N-` (+ `If-Range`), appends only a 206 whose
 //   Content-Range starts at N (and names the recorded total) to a regular partial file, restarts
-//   into a fresh temporary file on 200, and fails with `.rangeNotSatisfiable` on 416 and
-//   `.resumeMismatch` otherwise, leaving the partial file as it was.
+//   into a fresh temporary file on 200, and fails with `.resumeMismatch` otherwise, leaving the
+//   partial file as it was. A 416 whose `Content-Range: bytes */N` names exactly the N bytes on
+//   disk (and the recorded total, if any) means the partial file is the whole resource: the task
+//   succeeds with it, its body ignored (curl takes a 416 to a resume as success too); any other
+//   416 is `.rangeNotSatisfiable`.
+// - a destination may ask never to replace a file (`DownloadDestination.existingFile`: curl's -J
+//   and --no-clobber), to create missing directories (--create-dirs) and to remove a file written
+//   in place or resumed when the download fails (--remove-on-error).
 // File writes run on `BlockingIOThread`, never on the cooperative pool.
 
 import CourierBytes
@@ -95,6 +101,37 @@ public struct DownloadResult: Sendable {
     public var metrics: TaskMetrics
 }
 
+/// Where a download goes and how: the path, and what to do about what is already there.
+public struct DownloadDestination: Sendable {
+    /// The file (or device, FIFO, /dev/stdout) to write.
+    public var path: String
+    /// What happens to an existing regular file of that name: replaced on success (default),
+    /// kept with the download failing (`.keep`), or kept with the download taking NAME.N.
+    public var existingFile: ExistingFilePolicy
+    /// Whether missing directories of the path are created (mode 0750 less the umask, as curl's
+    /// --create-dirs), when the response arrives.
+    public var createsDirectories: Bool
+    /// Whether a failed download removes the file it wrote in place (a regular file in a
+    /// directory that cannot take a temporary file) or appended to (a resumed download), as
+    /// curl's --remove-on-error; otherwise that file keeps what arrived.
+    public var removesPartialFileOnFailure: Bool
+
+    /// Creates a destination.
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - existingFile: what to do about an existing file (default: replace it on success).
+    ///   - createsDirectories: whether missing directories are created (default false).
+    ///   - removesPartialFileOnFailure: whether a failure removes a file written in place or
+    ///     resumed (default false).
+    public init(path: String, existingFile: ExistingFilePolicy = .replace, createsDirectories: Bool = false,
+                removesPartialFileOnFailure: Bool = false) {
+        self.path = path
+        self.existingFile = existingFile
+        self.createsDirectories = createsDirectories
+        self.removesPartialFileOnFailure = removesPartialFileOnFailure
+    }
+}
+
 /// A parsed `Content-Range: bytes first-last/total` (RFC 9110 §14.4).
 struct ContentRange: Equatable {
     var first: UInt64
@@ -117,6 +154,12 @@ struct ContentRange: Equatable {
         self.first = first
         self.last = last
     }
+
+    /// The complete length of `bytes */N` (RFC 9110 §14.4 `unsatisfied-range`, sent with a 416).
+    static func unsatisfiedLength(_ value: String) -> UInt64? {
+        guard value.hasPrefix("bytes */") else { return nil }
+        return UInt64(value.dropFirst(8))
+    }
 }
 
 /// Writes the body to a file, per the rules at the top of this file.
@@ -124,6 +167,7 @@ final class FileSink: ResponseSink {
     private struct State {
         var output: OutputFile?
         var destination: String?
+        var removesOnFailure = false
         var head: HTTPResponseHead?
         var url: String = ""
         var entityTag: String?
@@ -137,10 +181,11 @@ final class FileSink: ResponseSink {
     let resume: ResumeData?
     let keepsPartialData: Bool
     let createMode: UInt32
-    let destination: @Sendable (HTTPResponseHead, URI) -> String
+    let destination: @Sendable (HTTPResponseHead, URI) -> DownloadDestination
     let onMoved: @Sendable (String) -> Void
 
-    init(resume: ResumeData?, keepsPartialData: Bool, createMode: UInt32, destination: @escaping @Sendable (HTTPResponseHead, URI) -> String,
+    init(resume: ResumeData?, keepsPartialData: Bool, createMode: UInt32,
+         destination: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination,
          onMoved: @escaping @Sendable (String) -> Void) {
         self.resume = resume
         self.keepsPartialData = keepsPartialData
@@ -150,6 +195,11 @@ final class FileSink: ResponseSink {
     }
 
     var head: HTTPResponseHead? { state.withLock { $0.head } }
+
+    /// A regular-file output takes spliced bytes (the transfer moves them in the kernel).
+    var spliceOutput: OutputFile? {
+        state.withLock { s in s.output.flatMap { $0.acceptsSplice ? $0 : nil } }
+    }
     var resumeData: ResumeData? { state.withLock { $0.resumeData } }
     var finalPath: String? { state.withLock { $0.finalPath } }
 
@@ -157,7 +207,8 @@ final class FileSink: ResponseSink {
         let url = request.uri.redactedDescription
         // Kept before any check, so a refused response (416, a mismatch) is still reported.
         state.withLock { $0.head = head }
-        let target = destination(head, request.uri)
+        let placement = destination(head, request.uri)
+        let target = placement.path
         let entityTag = head.headers.first(name: "ETag")
         let lastModified = head.headers.first(name: "Last-Modified")
         let acceptsRanges = head.headers.first(name: "Accept-Ranges").map { HTTPHeaders.namesEqual($0, "bytes") } ?? false
@@ -182,7 +233,13 @@ final class FileSink: ResponseSink {
             case 200:
                 break  // the server sent the whole resource: start again in a fresh file
             case 416:
-                throw SessionError(.rangeNotSatisfiable, "the server cannot resume at byte \(resume.bytesOnDisk) (416)", url: url)
+                let length = head.headers.first(name: "Content-Range").flatMap(ContentRange.unsatisfiedLength)
+                if let length, length == resume.bytesOnDisk, resume.totalLength.map({ $0 == length }) ?? true {
+                    try await completeWithPartialFile(resume, target: target, replacing: placement.existingFile == .replace, url: url)
+                    return
+                }
+                throw SessionError(.rangeNotSatisfiable, "the server cannot resume at byte \(resume.bytesOnDisk) (416"
+                                   + (length.map { ", the resource has \($0) bytes" } ?? "") + ")", url: url)
             default:
                 throw SessionError(.resumeMismatch, "the server answered the resume request with \(head.status)", url: url)
             }
@@ -216,12 +273,14 @@ final class FileSink: ResponseSink {
                 try OutputFile.append(to: partial, at: Int64(appendAt), movingTo: destination)
             }
         } else {
-            output = try await Self.open(target, mode: createMode, url: url)
+            output = try await Self.open(target, mode: createMode, url: url, existing: placement.existingFile,
+                                         createsDirectories: placement.createsDirectories)
         }
         let appending = output.strategy == .append
         state.withLock { s in
             s.output = output
             s.destination = target
+            s.removesOnFailure = placement.removesPartialFileOnFailure
             s.head = head
             s.url = url
             s.entityTag = entityTag ?? (appending ? resume?.entityTag : nil)
@@ -231,10 +290,34 @@ final class FileSink: ResponseSink {
         }
     }
 
+    /// The partial file already holds the whole resource (a 416 naming its size): it becomes the
+    /// result — in place, or renamed to the destination when that is another path — and the 416's
+    /// body is dropped (no output is open, so `write` ignores it).
+    private func completeWithPartialFile(_ resume: ResumeData, target: String, replacing: Bool, url: String) async throws(SessionError) {
+        let partialPath = resume.partialPath
+        let moved = try await Self.io(url: url, path: target) { () throws(Errno) -> Bool in
+            let partial = try OutputTarget.resolve(partialPath)
+            guard case .regularFile = partial.kind else { throw Errno.noSuchFileOrDirectory }
+            let destination = try OutputTarget.resolve(target)
+            if destination.resolvedPath == partial.resolvedPath { return false }
+            // Another file there is replaced only when the destination allows it (not -J or
+            // --no-clobber), and only a regular file or a new one (as a completed resume).
+            guard destination.isResumable, replacing || destination.kind == .newFile else { throw Errno(rawValue: 17) }  // EEXIST
+            try File.rename(partial.resolvedPath, to: destination.resolvedPath)
+            return true
+        }
+        state.withLock { s in
+            s.url = url
+            s.finalPath = target
+        }
+        if moved { onMoved(target) }
+    }
+
     /// Resolves and opens a fresh destination, in one trip to the file thread. A FIFO with no
     /// reader yet is opened again every 20 ms until one comes (curl blocks in open(2) there),
     /// without holding a thread, and a cancelled task stops waiting.
-    static func open(_ path: String, mode: UInt32, url: String) async throws(SessionError) -> OutputFile {
+    static func open(_ path: String, mode: UInt32, url: String, existing: ExistingFilePolicy = .replace,
+                     createsDirectories: Bool = false) async throws(SessionError) -> OutputFile {
         enum Attempt: Sendable {
             case opened(OutputFile)
             case directory
@@ -243,10 +326,15 @@ final class FileSink: ResponseSink {
         }
         while true {
             let attempt = await BlockingIOThread.shared.run { () -> Attempt in
+                if createsDirectories {
+                    do throws(Errno) { try File.makeDirectories(OutputTarget.directory(of: path), mode: 0o750) } catch {
+                        return .failed(error, nil)
+                    }
+                }
                 let target: OutputTarget
                 do throws(Errno) { target = try OutputTarget.resolve(path) } catch { return .failed(error, nil) }
                 if target.kind == .directory { return .directory }
-                do throws(Errno) { return .opened(try OutputFile.create(for: target, mode: mode)) } catch {
+                do throws(Errno) { return .opened(try OutputFile.create(for: target, mode: mode, existing: existing)) } catch {
                     if error == .noSuchDeviceOrAddress && target.kind == .special(.fifo) { return .noReaderYet }
                     return .failed(error, target)
                 }
@@ -298,11 +386,12 @@ final class FileSink: ResponseSink {
             try output.commit()
             if let supersededPartial { try? File.remove(supersededPartial) }
         }
+        let final = output.committedPath ?? target
         state.withLock { s in
             s.output = nil
-            s.finalPath = target
+            s.finalPath = final
         }
-        if moved { onMoved(target) }
+        if moved { onMoved(final) }
     }
 
     func abort(_ error: SessionError, begun: Bool) async {
@@ -319,7 +408,15 @@ final class FileSink: ResponseSink {
         case .replace, .inPlace: keep = keepsPartialData && snapshot.resumable && offset > 0
         case .direct: keep = false
         }
+        // --remove-on-error: a file written in place or appended to goes instead of keeping
+        // what arrived (a temporary file goes anyway; a device is not a file to remove).
+        let removes = snapshot.removesOnFailure && (output.strategy == .inPlace || output.strategy == .append)
         let partialPath = await BlockingIOThread.shared.run { () -> String? in
+            if removes {
+                output.discard()
+                try? File.remove(output.target.resolvedPath)
+                return nil
+            }
             if keep { return output.keepPartial() }
             output.discard()
             return nil
@@ -356,7 +453,7 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
     private let outcome = OnceValue<DownloadResult>()
 
     init(session: SessionStorage, request: HTTPRequest, resume: ResumeData?, keepsPartialData: Bool,
-         destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) {
+         destination: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination) {
         LiveObjects.created(.task)
         let url = request.uri.redactedDescription
         guard let core = session.register() else {
@@ -371,8 +468,18 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
         var request = request
         let isRange = (resume?.bytesOnDisk ?? 0) > 0
         if let resume, resume.bytesOnDisk > 0 {
-            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resume.bytesOnDisk)-")
-            if let validator = resume.ifRangeValidator { request.headers.replaceOrAdd(name: "If-Range", value: validator) }
+            // Where curl writes Range: first after Host and the credentials; If-Range after it.
+            var fields = request.headers.map { ($0.name, $0.value) }.filter {
+                !HTTPHeaders.namesEqual($0.0, "Range") && !HTTPHeaders.namesEqual($0.0, "If-Range")
+            }
+            var at = 0
+            while at < fields.count && (HTTPHeaders.namesEqual(fields[at].0, "Host") || HTTPHeaders.namesEqual(fields[at].0, "Authorization")) {
+                at += 1
+            }
+            var range = [("Range", "bytes=\(resume.bytesOnDisk)-")]
+            if let validator = resume.ifRangeValidator { range.append(("If-Range", validator)) }
+            fields.insert(contentsOf: range, at: at)
+            request.headers = HTTPHeaders(fields)
         }
         let prepared = request
         core.install(work: { core in

@@ -11,6 +11,7 @@
 import CourierBytes
 import CourierHTTP1
 import CourierMultipart
+import CourierPosix
 import CourierTLS
 import CourierURL
 
@@ -237,7 +238,9 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
         let uri = try url(for: path)
         let request: HTTPRequest
         do {
-            var generator = SystemRandomNumberGenerator()
+            // A fresh boundary for every request, from the kernel's CSPRNG (AFNetworking draws one
+            // from arc4random() for every form).
+            var generator = KernelRandom()
             request = try requestSerializer.multipartRequest(method: .post, uri: uri, parameters: parameters, headers: headers,
                                                              using: &generator, constructingBody: constructingBody)
         } catch {

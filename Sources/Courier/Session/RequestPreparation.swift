@@ -59,6 +59,28 @@ enum RequestPreparation {
         return prepared
     }
 
+    /// The request with the jar's cookies for its URL (RFC 6265 §5.4, layered-cookies "The Cookie
+    /// Header Field"): one Cookie field, the jar's cookies first, then the value of each Cookie
+    /// field the caller gave, joined with "; ", at the place of the caller's first Cookie field
+    /// (else after the other fields). With a jar, an empty Cookie field only marks that place: it
+    /// is never sent on its own (the CLI puts one where curl writes the jar's cookies). Without a
+    /// jar, or when nothing changes, the request as it is.
+    static func addingCookies(to request: HTTPRequest, from jar: CookieJar?) -> HTTPRequest {
+        guard let jar else { return request }
+        let fields = request.headers["Cookie"]
+        let given = fields.filter { !$0.isEmpty }
+        let cookies = jar.cookieFieldValue(for: request.uri)
+        guard cookies != nil || given.count > 1 || given.count != fields.count else { return request }
+        var sent = request
+        let values = (cookies.map { [$0] } ?? []) + given
+        if values.isEmpty {
+            sent.headers.remove(name: "Cookie")
+        } else {
+            sent.headers.replaceOrAdd(name: "Cookie", value: values.joined(separator: "; "))
+        }
+        return sent
+    }
+
     /// The framing length of a body; files are measured now.
     static func bodyLength(_ request: HTTPRequest) throws(SessionError) -> BodyLength {
         switch request.body {
@@ -86,7 +108,7 @@ enum RequestPreparation {
             throw SessionError(.invalidURL, "the URL has no host", url: request.uri.redactedDescription)
         }
         do {
-            return try RequestHeadEncoder().encode(method: request.method, target: request.uri.requestTarget, host: host,
+            return try RequestHeadEncoder(version: request.version).encode(method: request.method, target: request.effectiveRequestTarget, host: host,
                                                    headers: request.headers, body: length)
         } catch {
             throw SessionError(.invalidRequest, "the request head is invalid: \(error)", url: request.uri.redactedDescription)
@@ -125,7 +147,9 @@ enum RedirectRules {
                             allowsInsecure: Bool) throws(SessionError) -> HTTPRequest {
         let target: URI
         do {
-            target = try request.uri.resolving(location).removingFragment
+            // Spaces, raw UTF-8 and other bytes RFC 3986 does not allow are percent-encoded first,
+            // as browsers and curl do; the host is still decoded and validated strictly.
+            target = try request.uri.resolving(URI.escapingInvalidBytes(location)).removingFragment
         } catch {
             throw SessionError(.invalidURL, "the redirect location \(location) is not a valid URL", url: request.uri.redactedDescription)
         }

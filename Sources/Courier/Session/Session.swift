@@ -1,5 +1,5 @@
 // Session: AFURLSessionManager's role (design §8). It owns a connection pool (and a resolver when
-// the configuration has --resolve overrides), makes tasks, keeps a registry of live tasks for
+// the configuration has --resolve or --connect-to overrides or an address family), makes tasks, keeps a registry of live tasks for
 // invalidation, and fans lifecycle events out to subscribers.
 //
 // Lifecycle: usable → (finishTasksAndInvalidate: no new tasks, running ones finish) or
@@ -51,8 +51,11 @@ final class SessionStorage: Sendable {
         LiveObjects.created(.session)
         self.configuration = configuration
         var resolver: Resolver?
-        if !configuration.resolveOverrides.isEmpty {
-            resolver = try? Resolver(configuration: Resolver.Configuration(overrides: configuration.resolveOverrides))
+        if !configuration.resolveOverrides.isEmpty || !configuration.connectTo.isEmpty || configuration.addressFamily != nil {
+            var settings = Resolver.Configuration(overrides: configuration.resolveOverrides)
+            settings.connectTo = configuration.connectTo
+            settings.addressFamily = configuration.addressFamily
+            resolver = try? Resolver(configuration: settings)
         }
         self.resolver = resolver
         var options = HTTP1ConnectionOptions()
@@ -60,6 +63,7 @@ final class SessionStorage: Sendable {
         options.tlsHandshakeTimeout = configuration.connectTimeout
         options.connectionPhaseTimeout = configuration.connectTimeout
         options.idleTimeout = configuration.idleTimeout
+        options.attemptDelay = configuration.connectionAttemptDelay
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy
@@ -254,7 +258,21 @@ public final class Session: Sendable {
     /// - Returns: a suspended task.
     public func downloadTask(with request: HTTPRequest, keepsPartialData: Bool = true,
                              destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) -> DownloadTask {
-        DownloadTask(session: storage, request: request, resume: nil, keepsPartialData: keepsPartialData, destination: destination)
+        DownloadTask(session: storage, request: request, resume: nil, keepsPartialData: keepsPartialData,
+                     destination: { head, uri in DownloadDestination(path: destination(head, uri)) })
+    }
+
+    /// A download task whose destination also says what to do about an existing file, missing
+    /// directories and a failure (`DownloadDestination`: curl's -J, --no-clobber, --create-dirs,
+    /// --remove-on-error).
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - keepsPartialData: whether a failed download keeps its temporary file as resume data.
+    ///   - placement: called with the final response head and URL; returns the destination.
+    /// - Returns: a suspended task.
+    public func downloadTask(with request: HTTPRequest, keepsPartialData: Bool = true,
+                             placement: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination) -> DownloadTask {
+        DownloadTask(session: storage, request: request, resume: nil, keepsPartialData: keepsPartialData, destination: placement)
     }
 
     /// A download task that continues a partial download (Range + If-Range).
@@ -265,22 +283,35 @@ public final class Session: Sendable {
     /// - Returns: a suspended task.
     public func downloadTask(resumingWith data: ResumeData, headers: HTTPHeaders = HTTPHeaders(),
                              destination: @escaping @Sendable (HTTPResponseHead, URI) -> String) -> DownloadTask {
+        downloadTask(resumingWith: data, headers: headers, placement: { head, uri in DownloadDestination(path: destination(head, uri)) })
+    }
+
+    /// A download task that continues a partial download, with a `DownloadDestination`.
+    /// - Parameters:
+    ///   - data: the resume record of the earlier attempt.
+    ///   - headers: extra request fields (the record's URL is requested with GET).
+    ///   - placement: called with the final response head and URL; returns the destination.
+    /// - Returns: a suspended task.
+    public func downloadTask(resumingWith data: ResumeData, headers: HTTPHeaders = HTTPHeaders(),
+                             placement: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination) -> DownloadTask {
         let uri = (try? URI(parsing: data.url)) ?? (try! URI(parsing: "http://invalid.invalid/"))
         let request = HTTPRequest(method: .get, uri: uri, headers: headers)
-        return DownloadTask(session: storage, request: request, resume: data, keepsPartialData: true, destination: destination)
+        return DownloadTask(session: storage, request: request, resume: data, keepsPartialData: true, destination: placement)
     }
 
     // MARK: Inspection and lifecycle
 
     /// The exact bytes (head and body) that would be sent for `request` with this session's
-    /// defaults — what `courier --offline` prints. Multipart bodies are rendered; files are read.
+    /// defaults and the cookie jar's cookies for its URL — what `courier --offline` prints.
+    /// Multipart bodies are rendered; files are read.
     /// - Parameter request: the request.
     /// - Returns: the bytes.
     /// - Throws: `SessionError` (`.invalidURL`, `.unsupportedScheme`, `.invalidRequest`,
     ///   `.fileReadFailed`).
     public func requestBytes(for request: HTTPRequest) throws(SessionError) -> ByteBuffer {
-        let prepared = RequestPreparation.prepare(request, configuration: configuration, isRangeRequest: false)
+        var prepared = RequestPreparation.prepare(request, configuration: configuration, isRangeRequest: false)
         _ = try RequestPreparation.origin(of: prepared.uri)
+        prepared = RequestPreparation.addingCookies(to: prepared, from: configuration.cookieJar)
         let length = try RequestPreparation.bodyLength(prepared)
         let head = try RequestPreparation.encodeHead(prepared, length: length)
         var bytes = ByteBuffer(bytes: head.bytes.joined)
@@ -289,7 +320,7 @@ public final class Session: Sendable {
         case .none: break
         case .bytes(let body): bytes.writeBuffer(body)
         case .multipart(let form):
-            do { try form.render(into: &bytes, fileSystem: PosixFileSystem()) } catch {
+            do { try form.render(into: &bytes, fileSystem: PosixFileSystem(mimeTypes: nil)) } catch {
                 throw SessionError(.fileReadFailed, "rendering the multipart body failed: \(error)", url: url)
             }
         case .file(let path):

@@ -26,8 +26,20 @@ public struct SessionConfiguration: Sendable {
     public var securityPolicy: SecurityPolicy? = nil
     /// Fixed name-to-address answers (curl `--resolve`).
     public var resolveOverrides: [ResolveOverride] = []
+    /// Where connections for a host and port go instead (curl `--connect-to`); the request, its
+    /// Host field and SNI still name the URL's host.
+    public var connectTo: [ConnectToOverride] = []
+    /// Connect over this address family only (curl `-4`, `-6`); nil: both (Happy Eyeballs).
+    public var addressFamily: IPAddress.Family? = nil
+    /// RFC 8305's Connection Attempt Delay: how long one address may try before the next starts.
+    /// Default 250 ms (curl's `--happy-eyeballs-timeout-ms` is the same idea, 200 ms).
+    public var connectionAttemptDelay: Duration = .milliseconds(250)
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
+    /// Whether a download to a regular file over a plain connection moves the body from the
+    /// socket to the file in the kernel (splice(2)), without copying it through the process.
+    /// Default true; content-coded, chunked and TLS bodies are always written through the process.
+    public var splicesDownloads: Bool = true
     /// The most redirects followed per task (design §5: 10).
     public var redirectLimit: Int = 10
     /// Whether a redirect from https to http may be followed. Default false.
@@ -57,8 +69,19 @@ public struct SessionConfiguration: Sendable {
     /// (open(2)'s mode). Default 0666, so a new file is 0644 under the usual umask 022, as curl's
     /// `-o` files are. A file that existed keeps its own mode.
     public var downloadFileMode: UInt32 = 0o666
+    /// The cookie jar: it gives every request sent (each redirect hop included) its Cookie field
+    /// and takes the Set-Cookie fields of every response head. Sessions share cookies only when
+    /// given the same jar. Default none: no cookies are stored or sent (curl without `-b`/`-c`).
+    public var cookieJar: CookieJar? = nil
     /// Parser limits for responses (head size, field count, interim responses).
     public var parserLimits: HTTP1ParserLimits = .default
+    /// The most bytes of response heads one task accepts over its whole redirect chain (and
+    /// authentication retries): every response's head counts, each already bounded by
+    /// `parserLimits.maxHeadSize`. Beyond it the task fails with `.responseHeadsTooLarge` (curl
+    /// exit 100) and nothing more is requested. Default 1 MiB: four heads of the maximum size;
+    /// curl's transfer-wide bound is 20 × 300 KiB, which a chain of 10 redirects could make the
+    /// CLI hold in memory.
+    public var maximumTotalHeadSize: Int = 1024 * 1024
 
     /// The defaults.
     public init() {}

@@ -59,6 +59,12 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         public static let serialization = Code(rawValue: "serialization")
         /// The session was invalidated before the task could run.
         public static let invalidated = Code(rawValue: "invalidated")
+        /// The response heads of one task, over its whole redirect chain, exceeded
+        /// `SessionConfiguration.maximumTotalHeadSize` (curl exit 100).
+        public static let responseHeadsTooLarge = Code(rawValue: "responseHeadsTooLarge")
+        /// A redirect response carried two different Location values; neither was followed (curl
+        /// exit 8, a weird server reply).
+        public static let conflictingLocations = Code(rawValue: "conflictingLocations")
     }
 
     /// What went wrong.
@@ -117,10 +123,18 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .resumeMismatch, .rangeNotSatisfiable: return 33
         case .fileWriteFailed, .invalidDestination: return 23
         case .fileReadFailed: return 26
+        case .responseHeadsTooLarge: return 100
+        case .conflictingLocations: return 8
         case .connection:
             guard let connectionError else { return 56 }
             if connectionError.code == .invalidRequest { return 43 }
-            if connectionError.code == .protocolError, connectionError.parserError?.code == .headTooLarge { return 100 }
+            if let parserError = connectionError.parserError {
+                // Every exceeded parser limit is curl's 100, never a generic protocol error.
+                if parserError.code.isLimit { return 100 }
+                // A reply cut short inside its head (the status line or right after it) is a
+                // weird reply, not a receive failure; nothing at all stays 52.
+                if parserError.code == .incompleteHead { return 8 }
+            }
             return connectionError.curlExitCode
         case .serialization:
             guard let serializationError else { return 22 }
@@ -144,6 +158,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .unsupportedScheme: return -1002
         case .insecureRedirect: return -1022
         case .tooManyRedirects, .redirectLoop: return -1007
+        case .responseHeadsTooLarge, .conflictingLocations: return -1011
         case .badContentEncoding, .decodedSizeExceeded: return -1015
         case .fileTooLarge, .bodyTooLarge: return -1103
         case .connection: return connectionError?.afNetworkingCode

@@ -15,6 +15,10 @@ public struct TaskMetrics: Sendable {
     public var bytesSent: UInt64 = 0
     /// Decoded body bytes of the final response (curl `size_download`).
     public var bytesReceived: UInt64 = 0
+    /// Bytes of every response head the task received, redirects and authentication retries
+    /// included (as re-rendered from the parsed head: status line, fields, final empty line);
+    /// bounded by `SessionConfiguration.maximumTotalHeadSize`.
+    public var responseHeadBytes: Int = 0
     /// From the start of the task to its end (curl `time_total`).
     public var totalDuration: Duration = .zero
     /// The URL of the last request (curl `url_effective`).

@@ -30,6 +30,13 @@ protocol ResponseSink: Sendable {
     func finish() async throws(SessionError)
     /// The transfer failed after `begin` (or before it, with `begun` false).
     func abort(_ error: SessionError, begun: Bool) async
+    /// Where the body may be spliced in the kernel instead of written (a regular file), once
+    /// `begin` has opened it; nil (the default) writes every byte through `write`.
+    var spliceOutput: OutputFile? { get }
+}
+
+extension ResponseSink {
+    var spliceOutput: OutputFile? { nil }
 }
 
 /// The outcome of a transfer: the final head (the sink has consumed the body).
@@ -63,6 +70,14 @@ final class MetricsRecorder: Sendable {
 
     var elapsed: Duration { Instant.now() - started }
 
+    /// Adds a response head's size to the task's total and returns the new total.
+    func addResponseHead(_ bytes: Int) -> Int {
+        state.withLock { s in
+            s.metrics.responseHeadBytes += bytes
+            return s.metrics.responseHeadBytes
+        }
+    }
+
     func finish() -> TaskMetrics {
         let total = elapsed
         return state.withLock { s in
@@ -78,6 +93,10 @@ struct Transfer: Sendable {
     let metrics: MetricsRecorder
     /// Resumed downloads ask for a range; then no compression is requested.
     let isRangeRequest: Bool
+    /// The timeout error once the total deadline passed: the transfer is then cancelled, and
+    /// whatever it reports on the way out names the deadline ("timed out", curl 28, -1001),
+    /// never "cancelled" (reserved for the caller's cancel).
+    let deadline = Deadline()
 
     var configuration: SessionConfiguration { storage.configuration }
 
@@ -107,7 +126,10 @@ struct Transfer: Sendable {
                 if Task.isCancelled { return nil }
                 var error = ConnectionError(.totalTimeout, "the operation took longer than \(total)")
                 error.message = "operation timed out after \(total)"
-                return .failure(SessionError.connection(error, url: request.uri.redactedDescription))
+                let failure = SessionError.connection(error, url: request.uri.redactedDescription)
+                // Recorded before the transfer is cancelled, so its way out reports this.
+                self.deadline.pass(failure)
+                return .failure(failure)
             }
             var result: Result<TransferOutcome, SessionError>?
             while let next = await group.next() {
@@ -135,16 +157,24 @@ struct Transfer: Sendable {
         while true {
             try checkCancelled(request)
             let origin = try RequestPreparation.origin(of: request.uri)
-            let length = try RequestPreparation.bodyLength(request)
-            let encoded = try RequestPreparation.encodeHead(request, length: length)
-            let step = try await exchange(request, origin: origin, length: length, encoded: encoded,
+            // Cookies are computed for each hop's URL (redirects, 401 retries): `request` stays
+            // without the jar's cookies, `sent` carries them.
+            let sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
+            let length = try RequestPreparation.bodyLength(sent)
+            let encoded = try RequestPreparation.encodeHead(sent, length: length)
+            let step = try await exchange(sent, callerRequest: request, origin: origin, length: length, encoded: encoded,
                                           sink: sink, redirectsSoFar: redirects, authenticationFailures: authenticationFailures)
             switch step {
             case .final(let outcome):
                 return outcome
             case .authenticate(let credential):
                 authenticationFailures += 1
-                request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                // Where curl and RequestPreparation put credentials: first after Host.
+                if request.headers.contains(name: "Authorization") {
+                    request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                } else {
+                    request.headers = HTTPHeaders([("Authorization", credential.basicAuthorization)] + request.headers.map { ($0.name, $0.value) })
+                }
             case .redirect(let info, let prepared):
                 redirects += 1
                 guard redirects <= configuration.redirectLimit, let next = prepared else {
@@ -175,41 +205,57 @@ struct Transfer: Sendable {
     }
 
     private func checkCancelled(_ request: HTTPRequest) throws(SessionError) {
-        if Task.isCancelled || core.isCancelled {
+        if core.isCancelled {
             throw SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
+        }
+        if Task.isCancelled {
+            throw deadline.error ?? SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
         }
     }
 
     /// One request and its response on a pooled connection.
-    private func exchange(_ request: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength, encoded: EncodedHead,
-                          sink: some ResponseSink, redirectsSoFar: Int, authenticationFailures: Int) async throws(SessionError) -> Step {
+    /// `request` is sent; `callerRequest` is the same request without the jar's cookies, from which
+    /// a redirect's next request is made.
+    private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
+                          encoded: EncodedHead, sink: some ResponseSink, redirectsSoFar: Int,
+                          authenticationFailures: Int) async throws(SessionError) -> Step {
         let url = request.uri.redactedDescription
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
-                try await self.exchange(on: connection, request: request, length: length, encoded: encoded, sink: sink,
-                                        begun: begun, redirectsSoFar: redirectsSoFar, authenticationFailures: authenticationFailures)
+                try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
+                                        sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
+                                        authenticationFailures: authenticationFailures)
             }
         } catch {
-            let failure = Transfer.sessionError(error, url: url, core: core)
+            var failure = Transfer.sessionError(error, url: url, core: core, limits: configuration.parserLimits)
+            if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline.error { failure = timedOut }
             await sink.abort(failure, begun: begun.isSet)
             throw failure
         }
     }
 
-    static func sessionError(_ error: any Error, url: String, core: TaskCore) -> SessionError {
+    static func sessionError(_ error: any Error, url: String, core: TaskCore, limits: HTTP1ParserLimits) -> SessionError {
         if core.isCancelled { return SessionError(.cancelled, "the task was cancelled", url: url) }
+        var result: SessionError
         switch error {
         case let error as SessionError: return error
-        case let error as ConnectionError: return .connection(error, url: url)
+        case let error as ConnectionError: result = .connection(error, url: url)
         case is CancellationError: return SessionError(.cancelled, "the task was cancelled", url: url)
-        case let error as PoolErrorConvertible: return .connection(error.connectionError, url: url)
+        case let error as PoolErrorConvertible: result = .connection(error.connectionError, url: url)
         default: return .connection(ConnectionError(.connectFailed, "\(error)"), url: url)
         }
+        // The peer broke HTTP or a limit: say which rule or limit, with its configured value.
+        if let connection = result.connectionError, let parserError = connection.parserError,
+           connection.code == .protocolError || parserError.code == .incompleteHead {
+            result.message = parserError.explanation(limits: limits)
+        }
+        return result
     }
 
-    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, length: BodyLength, encoded: EncodedHead,
-                          sink: some ResponseSink, begun: Flag, redirectsSoFar: Int, authenticationFailures: Int) async throws -> Step {
+    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
+                          encoded: EncodedHead, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
+                          authenticationFailures: Int) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
         core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
@@ -228,8 +274,17 @@ struct Transfer: Sendable {
         }
         if core.hasObserver { core.emit(.requestHead(ByteBuffer(bytes: encoded.bytes.joined))) }
 
-        try await connection.sendHead(method: request.method, target: request.uri.requestTarget, headers: request.headers, body: length)
-        let sent = try await sendBody(request, length: length, on: connection)
+        // The head was encoded once, before the connection was leased: the observer saw these
+        // bytes, and these bytes go out.
+        try await connection.sendHead(encoded: encoded, method: request.method, headers: request.headers)
+        var sent: UInt64 = 0
+        do {
+            try await sendBody(request, length: length, on: connection, sent: &sent)
+        } catch let error as ConnectionError where error.code == .earlyResponse {
+            // The server answered before it took the whole body (an early 413 or 401, or a
+            // response that closes): the upload stopped, and that response is the answer, as
+            // curl delivers it. The connection closes after it; the request is never sent again.
+        }
         metrics.update { $0.bytesSent = sent }
         let requestSent = metrics.elapsed
         metrics.updateTransaction { $0.requestSent = requestSent }
@@ -239,11 +294,21 @@ struct Transfer: Sendable {
         metrics.updateTransaction { $0.firstByte = firstByte }
         let info = ResponseHeadInfo(version: response.version, status: response.status, reason: response.reasonPhrase, headers: response.headers)
         let head = HTTPResponseHead(status: response.status, headers: response.headers)
+        // Each head is bounded by the parser; the sum over the redirect chain is bounded here.
+        let headBytes = metrics.addResponseHead(info.encodedSize)
+        if headBytes > configuration.maximumTotalHeadSize {
+            await connection.close()
+            throw SessionError(.responseHeadsTooLarge,
+                               "Too large response heads: \(headBytes) bytes over \(redirectsSoFar + 1) responses, more than "
+                               + "\(configuration.maximumTotalHeadSize) (limit maximumTotalHeadSize)", url: request.uri.redactedDescription)
+        }
         core.emit(.responseHead(info))
+        // Every response head's Set-Cookie fields, redirects and 401s included.
+        configuration.cookieJar?.receive(response.headers, for: request.uri)
 
         if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
-           let location = response.headers.first(name: "Location"),
-           let next = try await redirect(to: location, from: request, head: head, info: info, redirectsSoFar: redirectsSoFar,
+           let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
+           let next = try await redirect(to: location, from: callerRequest, head: head, info: info, redirectsSoFar: redirectsSoFar,
                                          body: response.body, connection: connection) {
             try await drain(response.body, connection: connection)
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
@@ -268,6 +333,22 @@ struct Transfer: Sendable {
         try await receiveBody(response, head: head, info: info, request: request, sink: sink, begun: begun, connection: connection)
         metrics.updateTransaction { $0.completed = self.metrics.elapsed }
         return .final(TransferOutcome(head: head, info: info, request: request))
+    }
+
+    /// The Location to follow (RFC 9110 §10.2.2): nil when there is none or it is empty — the
+    /// 3xx is then the final response, as curl and browsers deliver it. Two different Location
+    /// values leave no way to tell where the resource is: neither is requested, the body is
+    /// drained and the task fails (`.conflictingLocations`, curl exit 8).
+    private func redirectLocation(_ response: HTTP1Response, connection: HTTP1Connection, url: String) async throws -> String? {
+        var location: String?
+        for value in response.headers["Location"] where !value.isEmpty {
+            if let earlier = location, earlier != value {
+                try await drain(response.body, connection: connection)
+                throw SessionError(.conflictingLocations, "Weird server reply: two different Location fields (\(earlier), \(value))", url: url)
+            }
+            location = value
+        }
+        return location
     }
 
     /// Decides a redirect while its response is still unread: the next request (`.some(nil)` when
@@ -314,20 +395,22 @@ struct Transfer: Sendable {
     // MARK: Sending
 
     /// Sends the body from its source with upload progress; returns the bytes sent.
-    private func sendBody(_ request: HTTPRequest, length: BodyLength, on connection: HTTP1Connection) async throws -> UInt64 {
+    /// Sends the request body, counting the bytes handed to the connection in `sent` (kept when
+    /// it throws: an upload stopped by an early response still reports what went out).
+    private func sendBody(_ request: HTTPRequest, length: BodyLength, on connection: HTTP1Connection,
+                          sent: inout UInt64) async throws {
         let total: UInt64?
         switch length {
         case .known(let n): total = n
         default: total = nil
         }
-        var sent: UInt64 = 0
         func report() { core.reportUpload(TransferProgress(completed: sent, total: total)) }
 
         switch request.body {
         case .none:
-            return 0
+            return
         case .bytes(var buffer):
-            guard buffer.readableBytes > 0 else { return 0 }
+            guard buffer.readableBytes > 0 else { return }
             // Slices share the buffer's storage: progress every 256 KiB without copying.
             while buffer.readableBytes > 0 {
                 let slice = buffer.readSlice(length: min(buffer.readableBytes, 256 * 1024))!
@@ -337,14 +420,23 @@ struct Transfer: Sendable {
             }
         case .multipart(let form):
             // Segments: framing and in-memory parts as shared slices, file ranges with sendfile on
-            // plain connections (zero copy) or read into one buffer over TLS.
-            var stream = form.makeBodyStream(fileSystem: PosixFileSystem())
+            // plain connections (zero copy) or read into one buffer over TLS. The parts' types
+            // were fixed when they were appended: no MIME database is read here, on the pool.
+            var stream = form.makeBodyStream(fileSystem: PosixFileSystem(mimeTypes: nil))
             var openFile: (path: String, file: File)?
             defer { try? openFile?.file.close() }
             while true {
                 let segment: MultipartSegment?
                 do { segment = try stream.nextSegment(maxBytes: 1 << 20) } catch {
-                    throw SessionError(.fileReadFailed, "reading a multipart part failed: \(error)", url: request.uri.redactedDescription)
+                    // The connection is closed by the failed exchange: the part stays short, so
+                    // the server never takes the body for complete. The message names the file
+                    // (the check before a part is sent sees a shrunken file as often as the send).
+                    var what = "a multipart part"
+                    if let index = error.partIndex, form.parts.indices.contains(index),
+                       case .file(let file) = form.parts[index].body {
+                        what = file.path
+                    }
+                    throw SessionError(.fileReadFailed, "reading \(what) failed: \(error)", url: request.uri.redactedDescription)
                 }
                 guard let segment else { break }
                 switch segment {
@@ -411,16 +503,24 @@ struct Transfer: Sendable {
         }
         // A declared length of 0 opens no body on the connection (the head's Content-Length: 0 is
         // the whole of it), so there is nothing to end.
-        if case .known(0) = length { return sent }
+        if case .known(0) = length { return }
         try await connection.finishBody()
-        return sent
     }
 
     /// Sends a file range: sendfile on plain connections, read-and-write over TLS.
     private func writeRange(of file: File, path: String, offset: Int64, count: Int, on connection: HTTP1Connection,
                             url: String) async throws {
         if !connection.usesTLS {
-            try await connection.writeFile(file, offset: offset, count: count)
+            do throws(ConnectionError) {
+                try await connection.writeFile(file, offset: offset, count: count)
+            } catch {
+                // The file ended before the range (it shrank while being sent): the connection
+                // has failed and is closed, so the server never sees a complete-looking body.
+                if error.code == .invalidRequest {
+                    throw SessionError(.fileReadFailed, "\(path) became shorter while it was sent (\(error.message))", url: url)
+                }
+                throw error
+            }
             return
         }
         var done = 0
@@ -465,6 +565,16 @@ struct Transfer: Sendable {
             core.reportDownload(TransferProgress(completed: received, total: total))
         }
 
+        // A body going to a regular file, as it is on the wire, over a plain connection, moves
+        // from the socket to the file in the kernel (splice): no byte crosses this process.
+        if configuration.splicesDownloads, decoder.isIdentity, !connection.usesTLS, let output = sink.spliceOutput {
+            let before = received
+            let moved = try await spliceBody(response, into: output, receivedBefore: before, total: total, deliver: deliver,
+                                             connection: connection, url: url)
+            received += moved
+            metrics.update { [received] in $0.bytesReceived = received }
+        }
+
         var iterator = response.body.makeAsyncIterator()
         while true {
             try await core.waitWhileSuspended()
@@ -474,6 +584,104 @@ struct Transfer: Sendable {
         for piece in try decoder.finish(url: url) { try await deliver(piece) }
         try await sink.finish()
     }
+
+    /// Splices the rest of a Content-Length body from the socket into `output`, in segments
+    /// between which a suspended task waits (no byte is read while it is paused); the bytes
+    /// decoded before are written first. Returns having moved everything, or having moved nothing
+    /// more when the connection cannot lend its body (the caller reads the rest as usual).
+    /// - Returns: the bytes spliced (the decoded ones before them went through `deliver`).
+    private func spliceBody(_ response: HTTP1Response, into output: OutputFile, receivedBefore: UInt64, total: UInt64?,
+                            deliver: (ByteBuffer) async throws -> Void, connection: HTTP1Connection, url: String) async throws -> UInt64 {
+        guard let loan = await connection.lendBody(exchange: response.body.exchange) else { return 0 }
+        let decoded = UInt64(loan.decoded.first?.readableBytes ?? 0) + loan.decoded.rest.reduce(0) { $0 + UInt64($1.readableBytes) }
+        if let limit = configuration.maximumDownloadSize, receivedBefore + decoded + loan.remaining > limit {
+            await connection.returnLoan(moved: 0, endOfStream: false, error: ConnectionError(.cancelled, "the body is too large"))
+            throw SessionError(.fileTooLarge, "the body exceeds the maximum file size (\(limit) bytes)", url: url)
+        }
+        var moved: UInt64 = 0
+        var loanError: ConnectionError?
+        var endOfStream = false
+        do {
+            if let first = loan.decoded.first { try await deliver(first) }
+            for slice in loan.decoded.rest { try await deliver(slice) }
+            let splicer = try SessionSplicers.take()
+            // Kept for the next download only when it ended clean (an empty pipe, no signal).
+            var clean = false
+            defer { if clean { SessionSplicers.give(splicer) } }
+            let base = receivedBefore + decoded
+            let idle = configuration.idleTimeout
+            let core = self.core
+            while moved < loan.remaining && !endOfStream {
+                try await core.waitWhileSuspended()
+                let segment = min(loan.remaining - moved, SessionSplicers.segment)
+                let done = moved
+                let outcome = try await withTaskCancellationHandler {
+                    try await BlockingIOThread.shared.run { () throws(SpliceError) -> SocketSplicer.Outcome in
+                        try output.splice(from: loan.socket, with: splicer, count: segment, idleTimeout: idle) { count in
+                            core.reportDownload(TransferProgress(completed: base + done + count, total: total))
+                        }
+                    }
+                } onCancel: {
+                    splicer.interrupt()
+                }
+                moved += outcome.bytesMoved
+                endOfStream = outcome.endOfStream
+            }
+            clean = !Task.isCancelled
+            SessionSplicers.count(moved)
+            if endOfStream && moved < loan.remaining {
+                var error = ConnectionError(.bodyTruncated, "the connection closed before the end of the response body")
+                error.parserError = HTTPParserError(.bodyShorterThanAnnounced, offset: Int(moved))
+                loanError = error
+            }
+        } catch let error as SpliceError {
+            moved += error.bytesMoved
+            switch error.code {
+            case .interrupted: loanError = ConnectionError(.cancelled, "the task was cancelled")
+            case .timedOut: loanError = ConnectionError(.idleTimeout, "no data moved for \(configuration.idleTimeout)")
+            case .unsupported: loanError = nil  // the rest is read as usual
+            case .failed:
+                if error.whileWriting {
+                    await connection.returnLoan(moved: 0, endOfStream: false, error: ConnectionError(.cancelled, "writing the download failed"))
+                    var failure = SessionError(.fileWriteFailed, "writing the download failed: \(error)", url: url)
+                    failure.errnoValue = error.errno?.rawValue
+                    throw failure
+                }
+                var failure = ConnectionError(.remoteClosed, "receiving failed")
+                failure.errno = error.errno
+                loanError = failure
+            }
+        } catch {
+            await connection.returnLoan(moved: 0, endOfStream: false, error: ConnectionError(.cancelled, "the task was cancelled"))
+            throw error
+        }
+        await connection.returnLoan(moved: moved, endOfStream: endOfStream, error: loanError)
+        if let loanError { throw loanError }
+        return moved
+    }
+}
+
+/// The splicers of this process's transfers: each holds a pipe, kept for the next transfer
+/// instead of being made and closed per download.
+package enum SessionSplicers {
+    /// Bytes spliced between two looks at the task's suspension.
+    static let segment: UInt64 = 8 << 20
+    private static let idle = Mutex<[SocketSplicer]>([])
+    private static let spliced = Atomic<UInt64>(0)
+
+    /// Body bytes this process moved by splicing so far (for tests).
+    package static var bytesSpliced: UInt64 { spliced.load(ordering: .relaxed) }
+
+    static func count(_ bytes: UInt64) { spliced.add(bytes, ordering: .relaxed) }
+
+    static func take() throws -> SocketSplicer {
+        if let splicer = idle.withLock({ $0.popLast() }) { return splicer }
+        return try SocketSplicer()
+    }
+
+    static func give(_ splicer: SocketSplicer) {
+        idle.withLock { if $0.count < 4 { $0.append(splicer) } }
+    }
 }
 
 /// Errors that carry a transport error for the session to report.
@@ -481,9 +689,31 @@ protocol PoolErrorConvertible {
     var connectionError: ConnectionError { get }
 }
 
+/// The transfer's total deadline: set once, by the timer, with the error it reports.
+final class Deadline: Sendable {
+    private let passed = Mutex<SessionError?>(nil)
+
+    /// Records that the deadline passed.
+    func pass(_ error: SessionError) { passed.withLock { if $0 == nil { $0 = error } } }
+
+    /// The timeout error once the deadline passed; nil before.
+    var error: SessionError? { passed.withLock { $0 } }
+}
+
 /// A one-way flag shared with a Sendable closure.
 final class Flag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }
+}
+
+
+extension ResponseHeadInfo {
+    /// The head's size as it would be written: `HTTP/1.x SSS reason` CRLF, each `name: value`
+    /// CRLF, the final CRLF (the parsed head keeps no count of the bytes as they arrived).
+    var encodedSize: Int {
+        var size = 13 + reason.utf8.count + 2 + 2
+        for (name, value) in headers { size += name.utf8.count + 2 + value.utf8.count + 2 }
+        return size
+    }
 }

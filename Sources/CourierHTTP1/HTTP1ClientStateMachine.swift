@@ -1,25 +1,39 @@
-// HTTP1ClientConnection: the client side of one HTTP/1.1 connection as a sans-IO state machine
-// (h11's _connection.py / _state.py as the model). It owns the receive buffer, the response head
-// parser (whose field storage is reused for the life of the connection), the body decoder of the
-// response in progress, and the keep-alive decision. It performs no I/O: the shell reports what
-// it sent and what it received, and asks for events.
+// HTTP1ClientStateMachine: the client side of one HTTP/1.1 connection as a sans-IO state machine
+// (h11's _connection.py / _state.py as the model), both directions. It owns the receive buffer, the
+// response head parser (whose field storage is reused for the life of the connection), the body
+// decoder of the response in progress, the request body's framing (Content-Length accounting,
+// chunk framing, trailers) and the keep-alive decision. It performs no I/O: the shell says what it
+// sends and gets back the bytes to write; it hands over what it received and asks for events.
 //
-// Rules of this file: every transition of `phase` happens here, in the input methods below; the
-// table is the whole story.
+// Rules of this file: every transition of `phase` and of the request side happens here, in the
+// input methods below; the table is the whole story.
 //
 //     phase      input                       next phase / output
 //     ---------  --------------------------  -------------------------------------------------
-//     idle       requestHeadSent             exchange (response: head; request: body or done)
+//     idle       sendHead                    exchange (request: body per its framing, or done)
 //     idle       receivedBytes (non-empty)   failed(unexpectedData)
 //     idle       connectionClosed            closed
+//     exchange   sendBody, Content-Length    exchange; the bytes. The last declared byte ends the
+//                                            request (a response read after it is not early);
+//                                            more than declared: local error, nothing framed
+//     exchange   sendBody, chunked           exchange; size line, the bytes, CRLF (hyper's shape)
+//     exchange   sendEnd                     exchange (request: done); the last chunk and the
+//                                            trailers, or nothing for Content-Length (fewer bytes
+//                                            than declared: local error)
 //     exchange   nextEvent: 1xx head         exchange; .interimResponse (count and size limited)
 //     exchange   nextEvent: 101 / CONNECT 2xx switched; .switchedProtocols (101 only if asked for)
 //     exchange   nextEvent: final head       exchange (response: body); .responseHead
 //     exchange   nextEvent: body bytes       exchange; .bodyPart
-//     exchange   nextEvent: end of body      idle if keep-alive and request done, else mustClose;
-//                                            .endOfMessage(keepAlive:)
-//     exchange   requestBodyDone             exchange (request: done)
-//     mustClose  requestBodyDone             mustClose (the early response already ended it)
+//     exchange   nextEvent: end of body      idle if keep-alive and request done; requestPending
+//                                            while the request body is still being sent; else
+//                                            mustClose; .endOfMessage(keepAlive: the response's
+//                                            verdict — reuse also needs the request done)
+//     requestPending  sendBody (last CL byte)  idle if keep-alive, else mustClose (both sides done:
+//                or sendEnd                  h11's rule; the server has the whole body)
+//     requestPending  receivedBytes           failed(unexpectedData)
+//     requestPending  connectionClosed        closed
+//     mustClose  sendBody / sendEnd          mustClose; framed as in exchange (an early response
+//                                            ended the exchange; the shell may stop sending)
 //     mustClose  receivedBytes (non-empty)   failed(unexpectedData)
 //     mustClose  connectionClosed            closed
 //     any        a peer error                failed(error)  — sticky: every later input rethrows it
@@ -27,8 +41,9 @@
 //
 // Keep-alive (RFC 9112 §9.3, §9.6): the connection persists after a response unless the request
 // or the response said `Connection: close`, either side is HTTP/1.0 without `Connection:
-// keep-alive`, the body was delimited by the close, the response ended before the request body was
-// sent (the rest of the request can no longer be framed), or anything went wrong. Errors poison
+// keep-alive`, the body was delimited by the close, the request body was not sent whole (a caller
+// that stops after an early response must close: the rest can no longer be framed), or anything
+// went wrong. Errors poison
 // the connection: it is never reused.
 //
 // No pipelining: one request at a time. Bytes arriving when no response is expected (leftovers
@@ -36,20 +51,24 @@
 // client responsible for matching responses to requests, and a stray byte would be taken for the
 // next response otherwise.
 //
-// Misuse by the caller (a request while one is in flight, bytes after a close, events after a
-// protocol switch) is a programmer error: a precondition, not an `HTTPParserError`.
+// Errors: the peer's mistakes are `HTTPParserError`s (remote, sticky); the caller's mistakes in the
+// request body (more or fewer bytes than declared, a body where none was declared, bad trailers)
+// are `HTTPEncodingError`s (local: nothing is framed, the machine is unchanged). Misuse of the
+// machine itself (a request while one is in flight, bytes after a close, events after a protocol
+// switch) is a programmer error: a precondition.
 
 import CourierBytes
 
-/// The client side of one HTTP/1.1 connection: feed it what was sent and received, take events.
-public struct HTTP1ClientConnection: Sendable {
+/// The client side of one HTTP/1.1 connection: tell it what is sent (it frames the body), feed
+/// it what was received, take events.
+public struct HTTP1ClientStateMachine: Sendable {
     /// What the caller sent, as far as the response's framing and the connection's fate depend on it.
     public struct RequestInfo: Sendable, Hashable {
         /// The request method (HEAD and CONNECT change the response framing).
         public var method: HTTPMethod
         /// The version of the request line.
         public var version: HTTPVersion
-        /// Whether a body follows the head; if so, report its end with `requestBodyDone()`.
+        /// Whether a body follows the head (`sendHead` sets it from the framing).
         public var hasBody: Bool
         /// Whether the request asked to switch protocols (`Connection: upgrade` with `Upgrade`).
         public var upgradeRequested: Bool
@@ -124,6 +143,9 @@ public struct HTTP1ClientConnection: Sendable {
 
     private enum Phase: Sendable {
         case idle, exchange, mustClose, switched, closed
+        /// The response ended while the request body was still being sent: the connection can be
+        /// reused (when `keepAlive`) once the request is complete — h11's rule, both sides done.
+        case requestPending(keepAlive: Bool)
         case failed(HTTPParserError)
     }
 
@@ -137,6 +159,12 @@ public struct HTTP1ClientConnection: Sendable {
     private var body = BodyDecoder(framing: .noBody)
     private var request = RequestInfo(method: .get)
     private var requestBodyPending = false
+    /// How the request body in progress is framed, and how much of it was framed so far.
+    private var requestFraming = EncodedHead.Framing.noBody
+    private var requestBodySent: UInt64 = 0
+    private var chunkedEncoder = ChunkedEncoder()
+    /// Whether any byte of a response arrived during the exchange in progress.
+    private var responseStarted = false
     private var responsePhase = ResponsePhase.head
     private var responseKeepAlive = false
     /// Bytes of the current response consumed so far (interim heads, head, body), for offsets.
@@ -165,18 +193,31 @@ public struct HTTP1ClientConnection: Sendable {
 
     // MARK: Inputs
 
-    /// Reports that a request head was sent.
-    /// - Parameter request: what the request said.
+    /// Starts a request: its head (encoded by `RequestHeadEncoder`) is being sent, its body (if
+    /// any) follows through `sendBody` and `sendEnd`.
+    /// - Parameters:
+    ///   - request: what the request said (method, version, connection options).
+    ///   - framing: how its body is delimited (the encoded head's framing).
     /// - Throws: the connection's error if it already failed, or `unexpectedData` if bytes
     ///   arrived before the request.
     /// - Precondition: the connection is idle (`isReusable`, or failed).
-    public mutating func requestHeadSent(_ request: RequestInfo) throws(HTTPParserError) {
+    public mutating func sendHead(_ request: RequestInfo, framing: EncodedHead.Framing) throws(HTTPParserError) {
         if case .failed(let error) = phase { throw error }
         guard case .idle = phase else { preconditionFailure("a request was sent while the connection was not idle (\(phase))") }
         precondition(!peerClosed, "a request was sent on a connection the peer closed")
         if buffer.readableBytes > 0 { throw fail(HTTPParserError(.unexpectedData, offset: 0)) }
+        var request = request
+        switch framing {
+        case .contentLength(let length): request.hasBody = length > 0
+        case .chunked: request.hasBody = true
+        case .noBody, .untilClose: request.hasBody = false
+        }
         self.request = request
+        requestFraming = framing
+        requestBodySent = 0
+        chunkedEncoder = ChunkedEncoder()
         requestBodyPending = request.hasBody
+        responseStarted = false
         responsePhase = .head
         responseConsumed = 0
         finalHeadStart = 0
@@ -184,16 +225,87 @@ public struct HTTP1ClientConnection: Sendable {
         phase = .exchange
     }
 
-    /// Reports that the request body was sent completely.
-    /// - Throws: the connection's error if it failed.
-    /// - Precondition: a request with a body is in progress.
-    public mutating func requestBodyDone() throws(HTTPParserError) {
-        if case .failed(let error) = phase { throw error }
-        precondition(requestBodyPending, "requestBodyDone() without a request body in progress")
-        // When the response already ended (early response), the phase is mustClose or closed
-        // and stays so; otherwise the exchange continues.
-        requestBodyPending = false
+    /// Frames the next piece of the request body into `list`: the bytes themselves for a
+    /// Content-Length body (its last declared byte ends the request), one chunk for a chunked
+    /// body. An empty piece frames nothing.
+    /// - Parameters:
+    ///   - bytes: the body bytes (shared, never copied).
+    ///   - list: receives what to write.
+    /// - Throws: `HTTPEncodingError` `.bodyLengthMismatch` when the piece goes past the declared
+    ///   length, `.noRequestBody` when no body is in progress; nothing is framed then.
+    public mutating func sendBody(_ bytes: ByteBuffer, into list: inout GatherList) throws(HTTPEncodingError) {
+        guard requestBodyPending else { throw HTTPEncodingError(.noRequestBody) }
+        let count = UInt64(bytes.readableBytes)
+        switch requestFraming {
+        case .contentLength(let length):
+            guard requestBodySent + count <= length else { throw HTTPEncodingError(.bodyLengthMismatch) }
+            if count > 0 { list.append(.buffer(bytes)) }
+            requestBodySent += count
+            // Every declared byte is framed: the request is complete on the wire.
+            if requestBodySent == length { requestCompleted() }
+        case .chunked:
+            chunkedEncoder.encodeChunk(bytes, into: &list)
+            requestBodySent += count
+        case .noBody, .untilClose:
+            throw HTTPEncodingError(.noRequestBody)
+        }
     }
+
+    /// Accounts for `count` Content-Length body bytes the shell writes by other means (sendfile(2)
+    /// from a file): the same checks and the same end-of-request rule as `sendBody`.
+    /// - Parameter count: the number of bytes.
+    /// - Throws: `HTTPEncodingError` (`.bodyLengthMismatch`, `.noRequestBody`, also for a chunked
+    ///   body, whose chunks must be framed here).
+    public mutating func sendBody(writtenElsewhere count: UInt64) throws(HTTPEncodingError) {
+        guard requestBodyPending, case .contentLength(let length) = requestFraming else { throw HTTPEncodingError(.noRequestBody) }
+        guard requestBodySent + count <= length else { throw HTTPEncodingError(.bodyLengthMismatch) }
+        requestBodySent += count
+        if requestBodySent == length { requestCompleted() }
+    }
+
+    /// Ends the request body: the last chunk and `trailers` for a chunked body; for a
+    /// Content-Length body, a check that every declared byte was framed (nothing to write).
+    /// Ending a body that already ended (a Content-Length body whose last byte was framed, or no
+    /// body at all) frames nothing.
+    /// - Parameters:
+    ///   - trailers: trailer fields (chunked bodies only).
+    ///   - list: receives what to write.
+    /// - Throws: `HTTPEncodingError` (`.bodyLengthMismatch` when fewer bytes than declared were
+    ///   framed, trailer errors).
+    public mutating func sendEnd(trailers: HTTPHeaders = HTTPHeaders(), into list: inout GatherList) throws(HTTPEncodingError) {
+        switch requestFraming {
+        case .contentLength(let length):
+            guard requestBodySent == length else { throw HTTPEncodingError(.bodyLengthMismatch) }
+        case .chunked:
+            guard requestBodyPending else { return }
+            try chunkedEncoder.end(trailers: trailers, into: &list)
+        case .noBody, .untilClose:
+            break
+        }
+        requestCompleted()
+    }
+
+    /// The request body is complete: after an early response the connection's fate is decided now.
+    private mutating func requestCompleted() {
+        requestBodyPending = false
+        if case .requestPending(let keepAlive) = phase {
+            phase = keepAlive && !peerClosed ? .idle : .mustClose
+        }
+    }
+
+    /// Whether the request body is still being sent (declared and not yet ended).
+    public var isSendingBody: Bool { requestBodyPending }
+
+    /// Whether the final response of the exchange in progress lets the connection persist (its
+    /// version and `Connection` field, and the request's); false before its head arrived.
+    public var responseAllowsPersistence: Bool { responseKeepAlive }
+
+    /// Request body bytes framed so far in the exchange in progress.
+    public var requestBodyBytesSent: UInt64 { requestBodySent }
+
+    /// Whether any byte of a response arrived during the exchange in progress: a failure before
+    /// it means the server may not have processed the request (the pool's retry rule).
+    public var hasReceivedResponseBytes: Bool { responseStarted }
 
     /// Hands over bytes read from the connection. The buffer is adopted without a copy when
     /// nothing is pending.
@@ -210,6 +322,7 @@ public struct HTTP1ClientConnection: Sendable {
         default: break
         }
         guard bytes.readableBytes > 0 else { return }
+        if case .exchange = phase { responseStarted = true }
         if buffer.readableBytes == 0 {
             buffer = bytes
         } else {
@@ -217,7 +330,7 @@ public struct HTTP1ClientConnection: Sendable {
             buffer.writeBuffer(bytes)
         }
         switch phase {
-        case .idle, .mustClose: throw fail(HTTPParserError(.unexpectedData, offset: 0))
+        case .idle, .mustClose, .requestPending: throw fail(HTTPParserError(.unexpectedData, offset: 0))
         default: break
         }
     }
@@ -226,11 +339,37 @@ public struct HTTP1ClientConnection: Sendable {
     /// line) to the end of `target`, so the shell can read the next bytes right after them into
     /// a buffer of its choosing and hand that buffer back whole with `receivedBytes` — the tail
     /// is copied, not the whole of the next read.
+    ///
+    /// Only a small tail moves (at most half of `target`'s room, which always leaves room to
+    /// read into): a large one — a head of hundreds of KiB arriving in small pieces — stays here
+    /// and the next read is appended to it, so each byte is copied a bounded number of times
+    /// (moving it on every read would copy the whole head again for every piece).
     /// - Parameter target: an empty buffer the next read will fill.
     public mutating func moveUnconsumedBytes(into target: inout ByteBuffer) {
-        guard buffer.readableBytes > 0 else { return }
+        guard buffer.readableBytes > 0, buffer.readableBytes <= target.writableBytes / 2 else { return }
         target.writeBuffer(buffer)
         buffer = ByteBuffer()
+    }
+
+    /// The bytes of the response body in progress still to come, when its framing says how many
+    /// (Content-Length) and nothing of them is buffered here; nil otherwise. The shell may then
+    /// take them from the connection itself (`receivedBodyElsewhere`).
+    public var bodyBytesRemainingOnTheWire: UInt64? {
+        guard case .exchange = phase, responsePhase == .body, buffer.readableBytes == 0 else { return nil }
+        return body.remainingLength
+    }
+
+    /// Accounts for `count` body bytes the shell took from the connection itself (spliced into a
+    /// file, never handed to `receivedBytes`); `nextEvent` then reports the end when they were the
+    /// last ones.
+    /// - Parameter count: the bytes taken.
+    /// - Precondition: `bodyBytesRemainingOnTheWire` is at least `count`.
+    public mutating func receivedBodyElsewhere(_ count: UInt64) {
+        precondition((bodyBytesRemainingOnTheWire ?? 0) >= count, "more body bytes taken than remain")
+        guard count > 0 else { return }
+        responseStarted = true
+        body.skip(count)
+        responseConsumed += Int(count)
     }
 
     /// Lets go of the receive buffer once every byte of it was consumed, so an idle connection
@@ -246,7 +385,7 @@ public struct HTTP1ClientConnection: Sendable {
         peerClosed = true
         switch phase {
         // With leftovers pending, nextEvent reports them first (unexpectedData).
-        case .idle, .mustClose: if buffer.readableBytes == 0 { phase = .closed }
+        case .idle, .mustClose, .requestPending: if buffer.readableBytes == 0 { phase = .closed }
         default: break
         }
     }
@@ -266,7 +405,7 @@ public struct HTTP1ClientConnection: Sendable {
             return .connectionClosed
         case .switched:
             preconditionFailure("nextEvent() after a protocol switch")
-        case .idle, .mustClose:
+        case .idle, .mustClose, .requestPending:
             // Leftovers after the response that just ended: never the start of another response.
             if buffer.readableBytes > 0 { throw fail(HTTPParserError(.unexpectedData, offset: 0)) }
             return .needMoreData
@@ -320,7 +459,7 @@ public struct HTTP1ClientConnection: Sendable {
             throw fail(error.shifted(by: headStart))
         }
         finalHeadStart = headStart
-        responseKeepAlive = request.allowsPersistence && HTTP1ClientConnection.responseAllowsPersistence(head)
+        responseKeepAlive = request.allowsPersistence && HTTP1ClientStateMachine.responseAllowsPersistence(head)
             && framing != .untilClose
         body = BodyDecoder(framing: framing, limits: limits)
         responsePhase = .body
@@ -343,10 +482,16 @@ public struct HTTP1ClientConnection: Sendable {
             return .bodyPart(bytes)
         case .end(let trailers)?:
             responsePhase = .done
-            // The response ended before the request body was sent: the rest of the request can no
-            // longer be framed on this connection (curl marks such a connection for closing too).
-            let keepAlive = responseKeepAlive && !requestBodyPending && !peerClosed
-            phase = keepAlive ? .idle : (peerClosed && buffer.readableBytes == 0 ? .closed : .mustClose)
+            let keepAlive = responseKeepAlive && !peerClosed
+            if requestBodyPending && !peerClosed {
+                // The response came before the request body was all sent (an early response): the
+                // connection is reusable only once the body is complete on the wire — then the
+                // server has it whole, read or discarded (nginx discards it); a caller that stops
+                // sending must close the connection (the rest can no longer be framed).
+                phase = .requestPending(keepAlive: keepAlive)
+            } else {
+                phase = keepAlive ? .idle : (peerClosed && buffer.readableBytes == 0 ? .closed : .mustClose)
+            }
             return .endOfMessage(trailers: trailers, keepAlive: keepAlive)
         }
     }

@@ -1,0 +1,349 @@
+"""The differential cases: the same arguments to curl 7.88 and to courier (differential.py).
+
+Placeholders in arguments: {u} the server's base URL (http://127.0.0.1:PORT), {h} its host:port,
+{p} its port, {u6}/{p6} the same on ::1, {tu}/{tp} a TLS front for https://localhost:PORT,
+{ca} the test CA's PEM file, {cwd} the case's working directory.
+"""
+
+
+class Case:
+    def __init__(self, name, args, stdin=b"", files=None, compare=("req", "out", "files", "exit", "tls"), differs=None,
+                 differs_in=(), check=None, env=None, mtime=False, umask=0o022):
+        self.name = name
+        self.args = args
+        self.stdin = stdin
+        self.files = files or {}
+        self.compare = compare
+        self.differs = differs
+        self.differs_in = differs_in
+        self.check = check
+        self.env = env or {}
+        self.mtime = mtime
+        self.umask = umask
+        self.slug = "".join(c if c.isalnum() else "-" for c in name)[:80] + "-" + str(id(self) % 100000)
+
+
+CASES = []
+
+
+def scripted_pattern(n):
+    base = b"0123456789abcdefghijklmnopqrstuvwxyz\n"
+    return (base * (n // len(base) + 1))[:n]
+ALL_AND_ERR = ("req", "out", "files", "exit", "tls", "err")
+
+
+def case(*args, **kwargs):
+    CASES.append(Case(*args, **kwargs))
+
+
+def request_lines(result):
+    return [r[0] for r in result.requests]
+
+
+def field(result, name, index=0):
+    for k, v in result.requests[index][1]:
+        if k.lower() == name.lower():
+            return v
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# What was there before issue 19 (a baseline: the harness itself is checked by these)
+
+case("GET to stdout", ["{u}/"])
+case("-s -i a 404", ["-s", "-i", "{u}/s?status=404&body=nope"])
+case("-f on a 404", ["-s", "-f", "{u}/s?status=404"])
+case("-d joined in order", ["-s", "-d", "a=1", "--data-urlencode", "b=x y", "-d", "c", "{u}/echo"])
+case("-X PUT with a body", ["-s", "-X", "PUT", "--data-binary", "raw", "{u}/echo"])
+case("-H replaces a default, removes one, sends one empty", ["-s", "-H", "Accept: text/x", "-H", "User-Agent:", "-H", "X-Empty;", "{u}/"])
+case("-I", ["-s", "-I", "{u}/s?h=X-A:1"])
+case("-o FILE", ["-s", "-o", "out.txt", "{u}/s?body=data"])
+case("-L 302", ["-s", "-L", "{u}/redirect/302?to=/s%3Fbody%3Dthere"])
+case("-w http_code for two URLs", ["-s", "-o", "/dev/null", "-w", "%{http_code} %{num_redirects}\\n", "{u}/", "{u}/s?status=204"],
+     files={})
+case("-u basic", ["-s", "-u", "ann:secret", "{u}/"])
+case("URL credentials", ["-s", "http://bob:pw%21@{h}/"])
+case("-G with -d", ["-s", "-G", "-d", "q=1", "-d", "r=2", "{u}/s"])
+case("--json", ["-s", "--json", '{"a":1}', "{u}/"])
+case("-F name=value", ["-s", "-F", "a=1", "-F", "b=two", "{u}/"])
+
+# ---------------------------------------------------------------------------------------------
+# Issue 19 §2: output files
+
+LM = 1445412480  # the scripted server's Last-Modified (Wed, 21 Oct 2015 07:28:00 GMT)
+
+case("-O names the file after the URL's last segment", ["-s", "-O", "{u}/dl/file.txt?x=1"])
+case("-O twice and -o mixed pair with the URLs in order", ["-s", "-o", "first.txt", "-O", "{u}/dl/one", "{u}/dl/two.txt", "-O"])
+case("--remote-name-all for every URL without -o", ["-s", "--remote-name-all", "{u}/dl/a.txt", "-o", "b-custom", "{u}/dl/b.txt"])
+case("-O with a URL ending in / has no name: 23", ["-s", "-O", "{u}/dl/"])
+case("-O after dot segments", ["-s", "-O", "{u}/dl/sub/../name.bin"])
+case("-O decodes the name", ["-s", "-O", "{u}/dl/a%20b.txt"],
+     differs="-O decodes the URL's name (curl 7.88 writes it percent-encoded)", differs_in=("files",),
+     check=lambda c, k: set(k.files) == {"a b.txt"} and set(c.files) == {"a%20b.txt"})
+case("-O refuses a name that decodes to a path", ["-s", "-O", "{u}/dl/..%2Fescape"],
+     differs="-O refuses a name that decodes to a path, \"..\" or NUL (23, nothing sent)", differs_in=("files", "exit", "req"),
+     check=lambda c, k: k.status == 23 and k.files == {} and k.requests == [] and c.status == 0)
+case("-J takes Content-Disposition's filename", ["-s", "-O", "-J", "{u}/s?h=Content-Disposition:attachment;%20filename=%22report.csv%22&body=a,b"])
+case("-J keeps only the last path component", ["-s", "-OJ", "{u}/s?h=Content-Disposition:attachment;%20filename=%22../../etc/x.txt%22"])
+case("-J never overwrites an existing file: 23", ["-s", "-OJ", "{u}/s?h=Content-Disposition:attachment;%20filename=taken.txt&body=new"],
+     files={"taken.txt": b"old\n"})
+case("-J without Content-Disposition uses the URL's name", ["-s", "-OJ", "{u}/dl/plain.txt"])
+case("-J prefers filename* (RFC 6266)", ["-s", "-OJ", "{u}/s?h=Content-Disposition:attachment;%20filename=%22plain.txt%22;%20filename*=UTF-8''na%25C3%25AFve.txt"],
+     differs="-J reads filename* (RFC 8187) before filename; curl 7.88 reads filename only", differs_in=("files",),
+     check=lambda c, k: set(k.files) == {"naïve.txt"} and set(c.files) == {"plain.txt"})
+case("-R gives the file the Last-Modified time", ["-s", "-R", "-o", "dated.txt", "{u}/cond"], mtime=True)
+case("-R -O", ["-s", "-R", "-O", "{u}/s/x?h=Last-Modified:Sun,%2006%20Nov%201994%2008:49:37%20GMT"], mtime=True)
+case("--output-dir puts -O and -o files in a directory", ["-s", "--output-dir", "out", "-O", "{u}/dl/a.txt", "-o", "b.txt", "{u}/dl/b"],
+     files={"out/": 0o755})
+case("--output-dir that does not exist: 23", ["-s", "--output-dir", "missing", "-O", "{u}/dl/a.txt"])
+case("--create-dirs makes the -o path's directories (0750)", ["-s", "--create-dirs", "-o", "a/b/c.txt", "{u}/dl/x"])
+case("--create-dirs with --output-dir", ["-s", "--create-dirs", "--output-dir", "d1/d2", "-O", "{u}/dl/y.txt"])
+case("--no-clobber writes NAME.1, NAME.2", ["-s", "--no-clobber", "-O", "{u}/dl/x.txt", "--no-clobber", "-o", "x.txt", "{u}/dl/again"],
+     files={"x.txt": b"old\n"})
+case("--no-clobber -J", ["-s", "--no-clobber", "-OJ", "{u}/s?h=Content-Disposition:attachment;%20filename=taken.txt&body=new"],
+     files={"taken.txt": b"old\n"})
+case("--no-clobber when NAME.1 to NAME.99 are taken",
+     ["-s", "--no-clobber", "-o", "n.txt", "{u}/s?body=new"],
+     files=dict([("n.txt", b"0")] + [(f"n.txt.{i}", b"x") for i in range(1, 100)]))
+case("--remove-on-error with a new file", ["-s", "--remove-on-error", "-o", "cut.txt", "{u}/s?len=100&cl=1000"])
+case("--remove-on-error with an existing file", ["-s", "--remove-on-error", "-o", "cut.txt", "{u}/s?len=100&cl=1000"],
+     files={"cut.txt": b"precious\n"},
+     differs="a failed download leaves an existing -o file as it was, even with --remove-on-error (curl truncated it, then removes it)",
+     differs_in=("files",), check=lambda c, k: k.files.get("cut.txt", (0, b""))[1] == b"precious\n" and "cut.txt" not in c.files)
+case("a failed download without --remove-on-error", ["-s", "-o", "cut.txt", "{u}/s?len=100&cl=1000"],
+     differs="a failed download leaves no partial -o file (curl leaves what arrived)", differs_in=("files",),
+     check=lambda c, k: "cut.txt" not in k.files and "cut.txt" in c.files)
+case("-D FILE", ["-s", "-D", "heads.txt", "{u}/s?h=X-One:1"])
+case("-D - with the body on stdout", ["-s", "-D", "-", "{u}/s?h=X-One:1"])
+case("-D FILE with -L has every head", ["-s", "-L", "-D", "heads.txt", "{u}/redirect/302?to=/s%3Fbody%3Dend"])
+case("-D FILE for two URLs", ["-s", "-D", "heads.txt", "{u}/s?h=X-A:1", "{u}/s?h=X-B:2"])
+case("-D FILE with -o", ["-s", "-D", "heads.txt", "-o", "body.txt", "{u}/s?h=X-A:1"])
+case("-D FILE when nothing answers", ["-s", "-D", "heads.txt", "http://127.0.0.1:9/"])
+case("--etag-save", ["-s", "--etag-save", "etag.txt", "{u}/cond"])
+case("--etag-save without an ETag", ["-s", "--etag-save", "etag.txt", "{u}/s"])
+case("--etag-compare sends If-None-Match", ["-s", "--etag-compare", "etag.txt", "{u}/cond"], files={"etag.txt": b'"v1"\n'})
+case("--etag-compare with a missing file: 26", ["-s", "--etag-compare", "nothing.txt", "{u}/cond"])
+case("--etag-compare and --etag-save", ["-s", "--etag-compare", "etag.txt", "--etag-save", "etag.txt", "{u}/cond"])
+case("--fail-with-body writes the body, then 22", ["-s", "--fail-with-body", "{u}/s?status=404&body=gone"])
+case("--fail-with-body -o", ["-s", "--fail-with-body", "-o", "err.txt", "{u}/s?status=500&body=oops"])
+case("-f -o writes no file", ["-s", "-f", "-o", "err.txt", "{u}/s?status=500&body=oops"])
+case("--fail and --fail-with-body together: 2", ["-s", "-f", "--fail-with-body", "{u}/"])
+case("-N", ["-s", "-N", "{u}/s?len=5000&chunked=1"])
+case("--stderr FILE gets the error line", ["-sS", "--stderr", "err.txt", "-f", "-o", "/dev/null", "{u}/s?status=404"])
+case("--stderr FILE and curl's progress meter", ["--stderr", "err.txt", "-o", "/dev/null", "{u}/s?status=404"],
+     differs="no progress meter: without -s, curl writes its meter to stderr when the body goes to a file; courier shows a bar only on a terminal (or with -#)",
+     differs_in=("files",), check=lambda c, k: k.files["err.txt"][1] == b"" and b"% Total" in c.files["err.txt"][1])
+case("--stderr - sends it to stdout", ["-sS", "--stderr", "-", "-f", "{u}/s?status=404"])
+case("--no-progress-meter", ["--no-progress-meter", "-o", "f.txt", "{u}/s?len=1000"])
+case("-# with -o", ["-#", "-o", "f.txt", "{u}/s?len=1000"])
+case("-V prints a version and exits 0", ["-V"], compare=("exit", "req", "files"))
+
+# ---------------------------------------------------------------------------------------------
+# Issue 19 §3: the request
+
+case("-A", ["-s", "-A", "agent/1.0", "{u}/"])
+case("-A '' sends no User-Agent", ["-s", "-A", "", "{u}/"])
+case("-A and -H User-Agent: the -H one", ["-s", "-A", "a", "-H", "User-Agent: b", "{u}/"])
+case("-e", ["-s", "-e", "http://from.example/page", "{u}/"])
+case("-e ';auto' with -L", ["-s", "-L", "-e", ";auto", "{u}/redirect/302?to=/s"])
+case("-e 'URL;auto' with -L", ["-s", "-L", "-e", "http://first/;auto", "{u}/redirect/301?to=/s"])
+case("-r 0-4", ["-s", "-r", "0-4", "{u}/range/100"])
+case("-r 90-", ["-s", "-r", "90-", "{u}/range/100"])
+case("-r -5", ["-s", "-r", "-5", "{u}/range/100"])
+case("-r 95 (no dash)", ["-s", "-r", "95", "{u}/range/100"])
+case("-r with -o", ["-s", "-r", "10-19", "-o", "part.bin", "{u}/range/100"])
+case("-r with a POST", ["-s", "-r", "0-5", "-d", "x=1", "{u}/"])
+case("-z DATE", ["-s", "-z", "Wed, 21 Oct 2015 07:28:00 GMT", "{u}/cond"])
+case("-z older date", ["-s", "-z", "1 Jan 2010", "{u}/cond"])
+case("-z -DATE asks If-Unmodified-Since", ["-s", "-z", "-20100101", "{u}/cond"])
+case("-z FILE uses its mtime", ["-s", "-z", "ref.txt", "{u}/cond"], files={"ref.txt": (b"x", 0o644, 1600000000)})
+case("-z with an RFC 850 date", ["-s", "-z", "Sunday, 06-Nov-94 08:49:37 GMT", "{u}/"])
+case("-z with asctime and a zone", ["-s", "-z", "Sun Nov  6 08:49:37 1994 +0200", "{u}/"])
+case("-z with a bad date and no such file", ["-s", "-z", "not a date", "{u}/"])
+case("-T FILE", ["-s", "-T", "up.txt", "{u}/put/target"], files={"up.txt": b"upload body\n"})
+case("-T FILE to URL/ appends the name", ["-s", "-T", "dir/up load.txt", "{u}/put/"], files={"dir/up load.txt": b"data"})
+case("-T FILE to a URL with no path", ["-s", "-T", "up.txt", "{u}"], files={"up.txt": b"data"})
+case("-T - reads stdin, chunked", ["-s", "-T", "-", "{u}/put/"], stdin=b"from stdin\n" * 100)
+case("-T FILE -C -", ["-s", "-T", "up.txt", "-C", "-", "{u}/put/x"], files={"up.txt": b"0123456789"})
+case("-T with -X POST", ["-s", "-T", "up.txt", "-X", "POST", "{u}/put/x"], files={"up.txt": b"data"})
+case("-T with -H Expect: removes Expect", ["-s", "-T", "up.txt", "-H", "Expect:", "{u}/put/x"], files={"up.txt": b"data"})
+case("-T with a glob of files", ["-s", "-T", "{a,b}.txt", "{u}/put/"], files={"a.txt": b"A", "b.txt": b"B"})
+case("-T a missing file: 26", ["-s", "-T", "nothing.txt", "{u}/put/"])
+case("-T and -d: 2", ["-s", "-T", "up.txt", "-d", "x", "{u}/put/"], files={"up.txt": b"d"})
+case("--url-query", ["-s", "--url-query", "name=a b&c", "--url-query", "+raw=x%20y", "{u}/s?q=1"])
+case("--url-query with -G -d", ["-s", "-G", "-d", "a=1", "--url-query", "b=2", "{u}/s"],
+     differs="--url-query with -G: both are added (--url-query first); curl 7.88 drops --url-query", differs_in=("req",),
+     check=lambda c, k: request_lines(k) == ["GET /s?b=2&a=1 HTTP/1.1"] and request_lines(c) == ["GET /s?a=1 HTTP/1.1"])
+case("--form-string takes @ and < literally", ["-s", "--form-string", "a=@notafile", "-F", "b=x", "--form-string", "c=<y;type=z", "{u}/"])
+case("--data-ascii", ["-s", "--data-ascii", "a=1", "--data-ascii", "b=2", "{u}/"])
+case("--request-target '*' with OPTIONS", ["-s", "-X", "OPTIONS", "--request-target", "*", "{u}/"])
+case("--request-target a path", ["-s", "--request-target", "/other?x=1", "{u}/ignored"])
+case("dot segments are removed", ["-s", "{u}/a/../b/./c/."])
+case("dot segments at the root", ["-s", "{u}/../../x"])
+case("--path-as-is keeps them", ["-s", "--path-as-is", "{u}/a/../b/./c"])
+case("-L 301 turns a POST into a GET", ["-s", "-L", "-d", "x=1", "{u}/redirect/301?to=/s"])
+case("--post301 keeps it a POST", ["-s", "-L", "--post301", "-d", "x=1", "{u}/redirect/301?to=/s"])
+case("-L 302 POST to GET", ["-s", "-L", "-d", "x=1", "{u}/redirect/302?to=/s"])
+case("--post302", ["-s", "-L", "--post302", "-d", "x=1", "{u}/redirect/302?to=/s"])
+case("-L 303 POST to GET", ["-s", "-L", "-d", "x=1", "{u}/redirect/303?to=/s"])
+case("--post303", ["-s", "-L", "--post303", "-d", "x=1", "{u}/redirect/303?to=/s"])
+case("-L 302 keeps a PUT a PUT", ["-s", "-L", "-T", "up.txt", "{u}/redirect/302?to=/s"], files={"up.txt": b"data"})
+case("-L 303 turns a PUT into a GET", ["-s", "-L", "-T", "up.txt", "{u}/redirect/303?to=/s"], files={"up.txt": b"data"})
+case("-L 307 keeps POST and body", ["-s", "-L", "-d", "x=1", "{u}/redirect/307?to=/s"])
+case("-L to another host drops -u", ["-s", "-L", "-u", "a:b", "{u}/redirect/302?to=http://localhost:{p}/s"])
+case("--location-trusted keeps -u on another host", ["-s", "--location-trusted", "-u", "a:b", "{u}/redirect/302?to=http://localhost:{p}/s"])
+case("--url", ["-s", "--url", "{u}/s?body=one", "--url", "{u}/s?body=two"])
+case("-: groups have their own options", ["-s", "-H", "X-A: 1", "{u}/one", "-:", "-H", "X-B: 2", "{u}/two", "--next", "{u}/three"])
+case("-: each group its own -o", ["-s", "-o", "a.txt", "{u}/s?body=A", "-:", "-o", "b.txt", "{u}/s?body=B"])
+case("-: global -s applies everywhere", ["{u}/s?status=404", "-f", "-:", "-s", "{u}/"])
+case("-: with an empty last group: 2", ["-s", "{u}/", "-:"],
+     differs="every -: group is checked before anything is sent: a group without a URL is 2 at once (curl runs the groups before it)",
+     differs_in=("req", "out"), check=lambda c, k: k.status == 2 and k.requests == [] and len(c.requests) == 1)
+case("-: with a bad option value in a later group: 2", ["-s", "{u}/", "-:", "--max-redirs", "many", "{u}/"])
+case("glob [1-3]", ["-s", "{u}/n/[1-3]"])
+case("glob [001-003] and #1 in -o", ["-s", "{u}/s?body=[001-003]", "-o", "file_#1.txt"])
+case("glob {a,b}[1-2] and #2#1", ["-s", "{u}/{a,b}/[1-2]", "-o", "#2-#1.txt"])
+case("glob [a-e:2]", ["-s", "{u}/[a-e:2]"])
+case("glob [0-20:10]", ["-s", "{u}/x[0-20:10]"])
+LOOSE = "bytes a URI may not hold (\" < > [ \\ ] ^ ` { | }, non-ASCII, a stray %) are sent percent-encoded; curl 7.88 sends the ASCII ones as they are, non-ASCII in lower-case hex in the path and raw in the query"
+case("glob escapes and []", ["-s", "{u}/e\\[1\\]/[]"], differs=LOOSE, differs_in=("req",),
+     check=lambda c, k: request_lines(k) == ["GET /e%5B1%5D/%5B%5D HTTP/1.1"] and request_lines(c) == ["GET /e[1]/[] HTTP/1.1"])
+case("-g sends brackets", ["-s", "-g", "{u}/a[1-2]"], differs=LOOSE, differs_in=("req",),
+     check=lambda c, k: request_lines(k) == ["GET /a%5B1-2%5D HTTP/1.1"] and request_lines(c) == ["GET /a[1-2] HTTP/1.1"])
+case("a non-ASCII path", ["-s", "{u}/caf\u00e9?q=\u00e9"], differs=LOOSE, differs_in=("req",),
+     check=lambda c, k: request_lines(k) == ["GET /caf%C3%A9?q=%C3%A9 HTTP/1.1"] and request_lines(c) == ["GET /caf%c3%a9?q=\u00c3\u00a9 HTTP/1.1"])
+case("a space in the URL: 3", ["-s", "{u}/a b"])
+case("glob error: bad range", ["-s", "{u}/[3-1]"], compare=("req", "out", "files", "exit", "tls", "err"))
+case("glob error: unmatched brace", ["-s", "{u}/{a,b"], compare=("req", "out", "files", "exit", "tls", "err"))
+case("glob error: nested", ["-s", "{u}/{a,{b}}"], compare=("req", "out", "files", "exit", "tls", "err"))
+case("glob error: stops the run", ["-s", "{u}/ok", "{u}/[1-", "{u}/never"], compare=("req", "out", "files", "exit", "tls", "err"))
+case("glob: too many", ["-s", "{u}/" + "{a}" * 99], compare=("req", "out", "files", "exit", "tls", "err"))
+case("glob -O", ["-s", "-O", "{u}/dl/f[1-2].txt"])
+
+# ---------------------------------------------------------------------------------------------
+# Issue 19 §4: authentication, TLS and the connection
+
+case("--basic -u", ["-s", "--basic", "-u", "u:p", "{u}/auth"])
+case("--anyauth sends Basic when asked", ["-s", "--anyauth", "-u", "u:p", "{u}/auth?schemes=Basic"])
+case("--anyauth on a server that asks for nothing", ["-s", "--anyauth", "-u", "u:p", "{u}/"])
+case("--anyauth when only Digest is offered", ["-s", "--anyauth", "-u", "u:p", "{u}/auth?schemes=Digest"],
+     differs="--anyauth picks among the schemes courier has: Basic (Digest: issue 19's --digest, another engineer's)",
+     differs_in=("req", "out"),
+     check=lambda c, k: len(k.requests) == 1 and b"denied" in k.stdout and len(c.requests) == 2)
+case("--oauth2-bearer", ["-s", "--oauth2-bearer", "t0k3n", "{u}/auth?schemes=Bearer"])
+case("--disallow-username-in-url", ["-s", "--disallow-username-in-url", "http://user:pw@{h}/"])
+case("--disallow-username-in-url without a user name", ["-s", "--disallow-username-in-url", "{u}/"])
+case("-4", ["-s", "-4", "{u}/"])
+case("-6 to an IPv6 server", ["-s", "-6", "{u6}/"])
+case("-4 to an IPv6 literal", ["-s", "-4", "{u6}/"])
+case("--connect-to", ["-s", "--connect-to", "example.test:80:127.0.0.1:{p}", "http://example.test/s?body=via"])
+case("--connect-to with empty parts", ["-s", "--connect-to", "::127.0.0.1:{p}", "http://example.test:1234/"])
+case("--proto =https refuses http: 1", ["-s", "--proto", "=https", "{u}/"])
+case("--proto -all,+http", ["-s", "--proto", "-all,+http", "{u}/"])
+case("--proto-redir =https refuses a redirect to http", ["-s", "-L", "--proto-redir", "=https", "{u}/redirect/302?to=/s"])
+case("--proto-default https", ["-s", "--proto-default", "https", "--cacert", "{ca}", "localhost:{tp}/s?body=tls"])
+case("https with --cacert", ["-s", "--cacert", "{ca}", "{tu}/s?body=tls"])
+case("--tlsv1.2", ["-s", "--tlsv1.2", "--cacert", "{ca}", "{tu}/"])
+case("--tlsv1.3", ["-s", "--tlsv1.3", "--cacert", "{ca}", "{tu}/"])
+case("--tls-max 1.2", ["-s", "--tls-max", "1.2", "--cacert", "{ca}", "{tu}/"])
+case("--ciphers", ["-s", "--tls-max", "1.2", "--ciphers", "ECDHE-ECDSA-AES128-GCM-SHA256", "--cacert", "{ca}", "{tu}/"])
+case("--ciphers with none the server has: 35", ["-s", "--tls-max", "1.2", "--ciphers", "ECDHE-RSA-AES128-GCM-SHA256", "--cacert", "{ca}", "{tu}/"])
+case("--ciphers OpenSSL does not know", ["-s", "--ciphers", "NOT-A-CIPHER", "--cacert", "{ca}", "{tu}/"])
+case("--tls13-ciphers", ["-s", "--tls13-ciphers", "TLS_CHACHA20_POLY1305_SHA256", "--cacert", "{ca}", "{tu}/"])
+case("--no-sessionid", ["-s", "--no-sessionid", "--cacert", "{ca}", "{tu}/", "{tu}/"])
+case("--no-keepalive", ["-s", "--no-keepalive", "{u}/"])
+case("--tcp-nodelay", ["-s", "--tcp-nodelay", "{u}/"])
+case("--happy-eyeballs-timeout-ms", ["-s", "--happy-eyeballs-timeout-ms", "100", "{u}/"])
+case("--fail-early stops at the first failure", ["-s", "-f", "--fail-early", "{u}/s?status=404", "{u}/never"])
+case("without --fail-early every URL runs", ["-s", "-f", "{u}/s?status=404", "{u}/after"])
+
+case("glob error: close bracket", ["-s", "-S", "{u}/x]"], compare=ALL_AND_ERR)
+case("glob error: empty braces", ["-s", "-S", "{u}/{}"], compare=ALL_AND_ERR)
+case("glob error: bad letter range", ["-s", "-S", "{u}/[A-z]"], compare=ALL_AND_ERR)
+case("glob error: zero step", ["-s", "-S", "{u}/[1-2:0]"], compare=ALL_AND_ERR)
+case("glob error: range overflow", ["-s", "-S", "{u}/[1-9999999999][1-9999999999]"], compare=ALL_AND_ERR)
+case("glob error: number overflow", ["-s", "-S", "{u}/[1-99999999999999999999]"], compare=ALL_AND_ERR)
+case("glob: 98 literal pieces and sets", ["-s", "{u}" + "/{a}" * 49])
+case("glob: the 100th pattern", ["-s", "-S", "{u}" + "/{a}" * 50], compare=ALL_AND_ERR)
+case("glob error hidden by -s", ["-s", "{u}/[3-1]"], compare=ALL_AND_ERR)
+case("glob: an IPv6 literal is not a range", ["-s", "{u6}/[1-2]"])
+case("glob: one -o for every URL of a glob", ["-s", "{u}/s?body=[1-3]", "-o", "same.txt"])
+case("glob: --fail-early stops inside a glob", ["-s", "-f", "--fail-early", "{u}/s?status=[404-405]"])
+case("glob: {,a} and {a,,b}", ["-s", "{u}/x{,a}/y{a,,b}"])
+case("-J and -i: 2", ["-s", "-OJ", "-i", "{u}/dl/x"])
+case("-w filename_effective with -O and -J", ["-s", "-OJ", "-w", "%{filename_effective}\\n", "{u}/dl/u.txt",
+      "{u}/s?h=Content-Disposition:attachment;%20filename=cd.txt"])
+case("-R without Last-Modified leaves the time alone", ["-s", "-R", "-o", "now.txt", "{u}/s"])
+case("-D with -I", ["-s", "-I", "-D", "heads.txt", "{u}/s?h=X-A:1"])
+case("--create-dirs with existing directories", ["-s", "--create-dirs", "-o", "a/b.txt", "{u}/dl/x"], files={"a/": 0o755})
+case("-: second group -O", ["-s", "{u}/s?body=one", "-:", "-O", "{u}/dl/two.txt"])
+case("--proto-redir all allows https to http", ["-s", "-L", "--proto-redir", "all", "--cacert", "{ca}", "{tu}/redirect/302?to=http://127.0.0.1:{p}/s"])
+
+# ---------------------------------------------------------------------------------------------
+# Deliberate differences documented before issue 19 (docs/cli.md), checked here too
+
+case("-X POST without a body sends Content-Length: 0", ["-s", "-X", "POST", "{u}/"],
+     differs="a POST, PUT or PATCH without a body sends Content-Length: 0 (curl sends no framing field)", differs_in=("req",),
+     check=lambda c, k: field(k, "Content-Length") == "0" and field(c, "Content-Length") is None)
+case("--compressed asks for what courier decodes", ["-s", "--compressed", "{u}/"],
+     differs="--compressed asks for gzip, deflate (what courier decodes; curl 7.88 adds br and zstd)", differs_in=("req",),
+     check=lambda c, k: field(k, "Accept-Encoding") == "gzip, deflate" and field(c, "Accept-Encoding") == "deflate, gzip, br, zstd")
+case("-L from https to http is refused", ["-s", "-L", "--cacert", "{ca}", "{tu}/redirect/302?to=http://127.0.0.1:{p}/s"],
+     differs="-L refuses a redirect from https to http (1) unless --proto-redir allows http; curl follows it", differs_in=("req", "out", "exit"),
+     check=lambda c, k: k.status == 1 and len(k.requests) == 1 and c.status == 0 and len(c.requests) == 2)
+
+# -C - (resume), existing before issue 19, with -O now too
+PARTIAL = b"0123456789abcdefghijklmnopqrstuvwxyz\n0123456789ab"  # the first 50 bytes of /range/100
+case("-C - -o resumes a partial file", ["-s", "-C", "-", "-o", "part.bin", "{u}/range/100"], files={"part.bin": PARTIAL})
+case("-C - -O resumes the URL's file", ["-s", "-C", "-", "-O", "{u}/range/100"], files={"100": PARTIAL})
+case("-C - -O -J: 2", ["-s", "-C", "-", "-OJ", "{u}/range/100"])
+case("-C - with nothing to resume into: 2", ["-s", "-C", "-", "{u}/range/100"],
+     differs="-C - needs a file to resume (-o FILE or -O) or an upload (-T): 2; curl ignores it for standard output",
+     differs_in=("req", "out", "exit"), check=lambda c, k: k.status == 2 and k.requests == [] and c.status == 0)
+case("-C - sends If-Range with the validator an earlier run saved",
+     ["-s", "-C", "-", "-o", "f.txt", "{u}/cond", "-:", "-C", "-", "-o", "f.txt", "{u}/range/100"],
+     differs="-C - sends If-Range with the validator an earlier courier run kept on the file, so a changed resource is fetched whole instead of appended to the old bytes (curl sends no If-Range)",
+     differs_in=("req", "files"),
+     check=lambda c, k: field(k, "If-Range", 1) == '"v1"' and field(c, "If-Range", 1) is None
+     and k.files["f.txt"][1] == scripted_pattern(100) and c.files["f.txt"][1] == b"fresh\n" + scripted_pattern(100)[6:])
+
+case("-0 sends HTTP/1.0", ["-s", "-0", "{u}/s?body=old"])
+case("-0 with a POST", ["-s", "-0", "-d", "a=1", "{u}/echo"])
+case("-0 for two URLs", ["-s", "-0", "{u}/s?body=1", "{u}/s?body=2"])
+case("-0 -T - cannot be framed: 25", ["-s", "-0", "-T", "-", "{u}/put/"], stdin=b"x")
+
+# ---------------------------------------------------------------------------------------------
+# Issue 12 §2: cookies (-b, -c, -j). The cookie files themselves differ in their comment line and
+# order (docs/cookies.md); CookieCLITests has curl read courier's files and courier read curl's.
+
+NOFILES = ("req", "out", "exit")
+# Names of different lengths, longest first: curl sends longer names first, courier the oldest.
+COOKIE_FILE = (b"# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\t1\n"
+               b"127.0.0.1\tFALSE\t/\tFALSE\t4102444800\tkeep\t2\n#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\tho\t3\n"
+               b".other.test\tTRUE\t/\tFALSE\t0\telsewhere\t4\n")
+case("-b NAME=VALUE is sent where curl puts Cookie", ["-s", "-b", "a=1", "-b", "b=2", "-e", "http://r/", "-H", "X-A: 1", "-d", "x", "{u}/"])
+case("-H Cookie replaces the -b literal", ["-s", "-b", "a=1", "-H", "Cookie: c=3", "{u}/"])
+case("-b NAME=VALUE does not store cookies", ["-s", "-b", "a=1", "{u}/s?h=Set-Cookie:k=v", "{u}/"])
+case("-b '' stores and sends cookies across URLs", ["-s", "-b", "", "-H", "X-A: 1", "-d", "x", "{u}/s?h=Set-Cookie:k=v", "{u}/"])
+case("the jar's cookies, then the -b literal, in one field", ["-s", "-b", "", "-b", "x=y", "{u}/s?h=Set-Cookie:k=v", "{u}/"])
+case("Max-Age=0 deletes a cookie", ["-s", "-b", "", "{u}/s?h=Set-Cookie:k=v%3B%20Path=/s&h=Set-Cookie:m=1",
+                                   "{u}/s?h=Set-Cookie:k=x%3B%20Path=/s%3B%20Max-Age=0", "{u}/s"])
+case("Path limits where a cookie goes", ["-s", "-b", "", "{u}/s?h=Set-Cookie:p=1%3B%20Path=/echo", "{u}/", "{u}/echo"])
+case("-L sends the cookies a redirect set", ["-s", "-L", "-b", "", "{u}/redirect/302?to=/s&h=Set-Cookie:r=1"])
+case("-b FILE reads curl's cookie file", ["-s", "-b", "in.txt", "{u}/"], files={"in.txt": COOKIE_FILE})
+case("-j drops the file's session cookies", ["-s", "-j", "-b", "in.txt", "{u}/"], files={"in.txt": COOKIE_FILE})
+case("-c FILE in one group, -b FILE in the next", ["-s", "-c", "jar.txt", "{u}/s?h=Set-Cookie:k=v", "-:", "-b", "jar.txt", "{u}/"],
+     compare=NOFILES)
+case("-: a group without -b FILE or -c neither sends nor stores cookies",
+     ["-s", "-b", "", "{u}/s?h=Set-Cookie:k=v", "-:", "{u}/s?h=Set-Cookie:n=1", "-:", "-b", "", "{u}/"])
+case("-b literal after a redirect to another origin", ["-s", "-L", "-b", "a=1", "{u}/redirect/302?to=http://localhost:{p}/s"],
+     differs="the -b NAME=VALUE literal is not sent to another origin after a redirect (as a -H Cookie field; curl sends it to every host)",
+     differs_in=("req",), check=lambda c, k: field(k, "Cookie", 0) == "a=1" and field(k, "Cookie", 1) is None
+     and field(c, "Cookie", 1) == "a=1")
+case("cookies of one path length go in creation order", ["-s", "-b", "", "{u}/s?h=Set-Cookie:a=1&h=Set-Cookie:long=2", "{u}/"],
+     differs="cookies of the same path length are sent oldest first (RFC 6265 §5.4); curl sends longer domains, then longer names, then the newest first",
+     differs_in=("req",), check=lambda c, k: field(k, "Cookie", 1) == "a=1; long=2" and field(c, "Cookie", 1) == "long=2; a=1")
+case("the jar's cookies and a -H Cookie in one field", ["-s", "-b", "", "-H", "Cookie: c=3", "{u}/s?h=Set-Cookie:k=v", "{u}/"],
+     differs="the jar's cookies and a -H Cookie field are sent in one Cookie field (curl sends two)",
+     differs_in=("req",), check=lambda c, k: field(k, "Cookie", 1) == "k=v; c=3"
+     and [v for n, v in c.requests[1][1] if n.lower() == "cookie"] == ["k=v", "c=3"])
