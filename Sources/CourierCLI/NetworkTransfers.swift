@@ -714,7 +714,7 @@ final class ObservedEvents: Sendable {
                 s.headerSize += UInt64(Trace.headText(info).utf8.count)
             case .requestHead(let bytes):
                 s.requestSize += UInt64(bytes.readableBytes)
-            case .redirect:
+            case .redirect, .cookieStored:
                 break
             }
         }

@@ -4,6 +4,7 @@
 
 import Courier
 import CourierBytes
+import CourierCookies
 import CourierHTTP1
 import CourierPosix
 
@@ -23,6 +24,11 @@ enum Trace {
             return prefixedLines(headText(info), prefix: "< ")
         case .redirect(_, let to, let status):
             return "* Issue another request to this URL: '\(to.redactedDescription)' (\(status))\n"
+        case .cookieStored(let cookie, let replaced):
+            // curl's line: the domain without a leading dot, the expiry in Unix seconds (0: a
+            // session cookie).
+            return "* \(replaced ? "Replaced" : "Added") cookie \(cookie.name)=\"\(cookie.value)\" for domain \(cookie.domain), "
+                + "path \(cookie.path), expire \(cookie.expires ?? 0)\n"
         }
     }
 

@@ -11,14 +11,15 @@ import Testing
 private let curlPath = "/usr/bin/curl"
 private let hasCurl = access(curlPath, X_OK) == 0
 
-/// Runs curl; its exit status and stdout.
-private func curl(_ arguments: [String]) -> (status: Int32, stdout: String) {
+/// Runs curl; its exit status, stdout and stderr.
+private func curl(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
     let scratch = makeScratchDirectory()
     defer { removeScratchDirectory(scratch) }
     let pid = startProcess([curlPath] + arguments, stdout: .path(scratch + "/out", O_WRONLY | O_CREAT | O_TRUNC),
                            stderr: .path(scratch + "/err", O_WRONLY | O_CREAT | O_TRUNC))
     let status = waitForExit(pid)
-    return (status, String(decoding: readFile(scratch + "/out") ?? [], as: UTF8.self))
+    return (status, String(decoding: readFile(scratch + "/out") ?? [], as: UTF8.self),
+            String(decoding: readFile(scratch + "/err") ?? [], as: UTF8.self))
 }
 
 /// The cookies of a Cookie field as a set: curl orders cookies of equal path length by domain and
@@ -234,6 +235,33 @@ extension CLITests {
             // No cookie for this URL: no Cookie field at all (the mark is never sent).
             let none = courier(["--offline", "-b", dir + "/in.txt", "-H", "X-A: 1", "http://other.example.com/"])
             #expect(none.stdout == crlfText("GET / HTTP/1.1\nHost: other.example.com\nUser-Agent: courier/0.1\nAccept: */*\nX-A: 1\n\n"))
+        }
+
+        @Test("-v prints curl's Added and Replaced cookie lines, the same lines curl prints", .enabled(if: hasCurl, "needs curl"))
+        func verboseLines() async throws {
+            let server = try await cookieServer()
+            let resolve = ["--resolve", "www.example.test:\(server.port):127.0.0.1"]
+            let base = "http://www.example.test:\(server.port)"
+            // Expiry seconds depend on when each tool ran: compared without them for persistent cookies.
+            func cookieLines(_ stderr: String) -> [String] {
+                // Split at CRLF too: "\r\n" is one Character, not a "\n".
+                stderr.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("* Added cookie") || $0.hasPrefix("* Replaced cookie") }
+                    .map { line in
+                        line.hasSuffix(", expire 0") ? String(line) : line.split(separator: ",").dropLast().joined(separator: ",") + ", expire N"
+                    }
+            }
+            let run = courier(resolve + ["-v", "-b", "", base + "/set", base + "/set"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let lines = cookieLines(run.stderr)
+            #expect(lines.contains("* Added cookie host=\"h1\" for domain www.example.test, path /, expire 0"))
+            #expect(lines.contains("* Added cookie dom=\"d1\" for domain example.test, path /, expire 0"))
+            #expect(lines.contains("* Replaced cookie deep=\"p1\" for domain www.example.test, path /see/deep, expire 0"))
+            #expect(lines.contains("* Replaced cookie persistent=\"x1\" for domain www.example.test, path /, expire N"))
+            #expect(lines.count == 12, "\(run.stderr)")
+            let byCurl = curl(["-sv", "-b", ""] + resolve + [base + "/set", base + "/set"])
+            #expect(byCurl.status == 0)
+            #expect(lines.sorted() == cookieLines(byCurl.stderr).sorted(), "\(byCurl.stderr)")
+            await server.shutdown()
         }
 
         @Test("--offline shows the Cookie field the jar and -b give")

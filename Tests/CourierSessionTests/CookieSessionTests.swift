@@ -145,6 +145,31 @@ extension SessionTests {
             }
         }
 
+        @Test("the task's observer sees each cookie stored or replaced, after its response head; refused and deleting fields make no event")
+        func cookieEvents() async throws {
+            try await withServer(scripted([
+                "/one": { _ in reply(200, ["Set-Cookie: a=1", "Set-Cookie: nameless"]) },
+                "/two": { _ in reply(200, ["Set-Cookie: a=2; Path=/", "Set-Cookie: a=x; Path=/other; Max-Age=0"]) },
+            ])) { server in
+                let session = makeSession { $0.cookieJar = CookieJar() }
+                let events = Mutex<[String]>([])
+                for path in ["/one", "/two"] {
+                    let task = session.dataTask(with: server.request(path))
+                    task.setObserver { event in
+                        switch event {
+                        case .responseHead(let info): events.withLock { $0.append("head \(info.status)") }
+                        case .cookieStored(let cookie, let replaced):
+                            events.withLock { $0.append("\(replaced ? "replaced" : "added") \(cookie.name)=\(cookie.value) \(cookie.path)") }
+                        default: break
+                        }
+                    }
+                    _ = try await task.resumed.value()
+                }
+                #expect(events.withLock { $0 } == ["head 200", "added a=1 /", "head 200", "replaced a=2 /"])
+                await session.invalidateAndCancel()
+            }
+        }
+
         @Test("the jar's clock decides expiry: a Max-Age=5 cookie is sent at +4 s and not at +5 s")
         func injectedClock() async throws {
             let log = CookieLog()

@@ -15,6 +15,7 @@
 //   the task itself) forms a cycle, and a finished task is owned by its caller alone.
 
 import CourierBytes
+import CourierCookies
 import CourierHTTP1
 import CourierURL
 import Synchronization
@@ -84,6 +85,10 @@ public enum TaskEvent: Sendable {
     case responseHead(ResponseHeadInfo)
     /// A redirect is being followed.
     case redirect(from: URI, to: URI, status: Int)
+    /// The cookie jar stored a cookie from a Set-Cookie field of the response head just
+    /// received: a new one, or one that `replaced` a cookie of the same identity (curl's `-v`
+    /// "Added cookie" and "Replaced cookie" lines). Refused and deleting fields make no event.
+    case cookieStored(Cookie, replaced: Bool)
 }
 
 /// Where callbacks run (AFNetworking's completion queue): a function that runs a job.

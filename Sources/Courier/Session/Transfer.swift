@@ -14,6 +14,7 @@
 //   from `RequestPreparation` before a connection is leased.
 
 import CourierBytes
+import CourierCookies
 import CourierHTTP1
 import CourierMultipart
 import CourierPosix
@@ -304,7 +305,15 @@ struct Transfer: Sendable {
         }
         core.emit(.responseHead(info))
         // Every response head's Set-Cookie fields, redirects and 401s included.
-        configuration.cookieJar?.receive(response.headers, for: request.uri)
+        if let jar = configuration.cookieJar {
+            for result in jar.receive(response.headers, for: request.uri) {
+                switch result {
+                case .stored(let cookie): core.emit(.cookieStored(cookie, replaced: false))
+                case .replaced(let cookie): core.emit(.cookieStored(cookie, replaced: true))
+                case .deleted, .rejected: break
+                }
+            }
+        }
 
         if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
            let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
