@@ -101,6 +101,27 @@ struct JSONBuildStack {
         return members
     }
 
+    /// Moves keys[keyStart...] and values[valueStart...] into a member list, leaving out (and
+    /// releasing) member k when `isDropped(k)`.
+    mutating func moveMembers(valueStart: Int, keyStart: Int, droppingWhere isDropped: (Int) -> Bool) -> [JSONObject.Member] {
+        let n = valueCount &- valueStart
+        let valueSource = values + valueStart
+        let keySource = keys + keyStart
+        valueCount = valueStart
+        keyCount = keyStart
+        var members: [JSONObject.Member] = []
+        members.reserveCapacity(n)
+        var i = 0
+        while i < n {
+            // SAFETY: i < n; both slots are initialised and no longer owned by the stack.
+            let key = (keySource + i).move()
+            let value = (valueSource + i).move()
+            if !isDropped(i) { members.append(JSONObject.Member(key: key, value: value)) }
+            i &+= 1
+        }
+        return members
+    }
+
     @inline(never)
     private mutating func growValues() {
         let newCapacity = valueCapacity &* 2

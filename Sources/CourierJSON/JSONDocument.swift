@@ -194,12 +194,10 @@ final class JSONTapeStorage: @unchecked Sendable {
     var strings: UnsafeMutablePointer<UInt8>
     var stringsCapacity = 0
     var stringsCount = 0
-    /// The builder's stack of member names of open objects, kept for reuse.
-    var names: UnsafeMutablePointer<JSONTapeBuilder.Name>
-    var namesCapacity = 64
+    /// Stage 2's working stacks, kept for reuse.
+    var scratch = JSONStage2Scratch()
 
     init() {
-        names = .allocate(capacity: 64)
         tape = .allocate(capacity: 1)
         strings = .allocate(capacity: 1)
     }
@@ -207,7 +205,7 @@ final class JSONTapeStorage: @unchecked Sendable {
     deinit {
         tape.deallocate()
         strings.deallocate()
-        names.deallocate()
+        scratch.deallocate()
     }
 
     /// Makes room for `words` words (the existing ones are dropped).
@@ -241,5 +239,19 @@ final class JSONTapeStorage: @unchecked Sendable {
         strings.deallocate()
         strings = fresh
         stringsCapacity = newCapacity
+    }
+}
+
+/// Stage 2's working stacks (container kinds, open containers, member names), kept by a document's
+/// storage so that parsing into a reused document allocates nothing for them.
+struct JSONStage2Scratch {
+    var kinds = JSONStack<Bool>()
+    var opens = JSONStack<Int>()
+    var names = JSONNameSet()
+
+    mutating func deallocate() {
+        kinds.deallocate()
+        opens.deallocate()
+        names.deallocate()
     }
 }

@@ -11,7 +11,7 @@
 // copied verbatim, strings re-escaped canonically — byte-for-byte what JSONWriter writes
 // (compact) for the tree JSONParser(removesNullValues: true) builds.
 //
-// Theory of operation: one pass over stage 1's token starts (JSONSanitizerPass), validating like
+// Theory of operation: one pass over the input (JSONSanitizerPass), validating like
 // the document parser and copying runs of input verbatim; errors come from the scalar reference.
 
 import CourierBytes
@@ -54,7 +54,7 @@ public struct JSONNullSanitizer: Sendable {
         }
         if accepted { return output }
         try JSONReferenceParser.validate(base, count: input.count, limits: limits)
-        preconditionFailure("JSONNullSanitizer: the vector pass refused input the reference parser accepts")
+        preconditionFailure("JSONNullSanitizer: the pass refused input the reference parser accepts")
     }
 
     /// Sanitizes the readable bytes of `input` and appends the result to `output`.
@@ -78,7 +78,7 @@ public struct JSONNullSanitizer: Sendable {
             }
             if accepted { return }
             try JSONReferenceParser.validate(base, count: raw.count, limits: limits)
-            preconditionFailure("JSONNullSanitizer: the vector pass refused input the reference parser accepts")
+            preconditionFailure("JSONNullSanitizer: the pass refused input the reference parser accepts")
         }
     }
 

@@ -80,6 +80,29 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         storage = count <= 16 ? JSONNumber.inlineStorage(bytes) : .long(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// The decimal text of a non-negative integer below 10^16, inline, without a `String`.
+    @inline(__always)
+    init(smallInteger value: Int) {
+        // Digits from the least significant up, each shifted in below the ones before, so the
+        // most significant digit ends in the first byte (little-endian memory order).
+        var rest = UInt64(truncatingIfNeeded: value)
+        var first: UInt64 = 0
+        var second: UInt64 = 0
+        var count: UInt8 = 0
+        repeat {
+            let quotient = rest / 10
+            second = second &<< 8 | first &>> 56
+            first = first &<< 8 | (rest &- quotient &* 10 &+ 0x30)
+            rest = quotient
+            count &+= 1
+        } while rest != 0
+        #if _endian(little)
+        storage = .inline(first, second, count: count)
+        #else
+        self.init(uncheckedText: String(value))
+        #endif
+    }
+
     /// The inline form of at most 16 bytes.
     @usableFromInline
     static func inlineStorage(_ utf8: UnsafeBufferPointer<UInt8>) -> Storage {

@@ -36,29 +36,60 @@ public struct JSONObject: Sendable, Hashable {
         deinit { JSONTeardown.dismantle(&members) }
     }
 
-    @usableFromInline var storage: Storage
+    /// The members when `storage` is nil (a tree of bounded height; see JSONArray.swift).
+    @usableFromInline var plain: [Member]
+    /// The box holding the members, or nil when they are `plain`.
+    @usableFromInline var storage: Storage?
 
     /// The members in order.
     @inlinable
     public var members: [Member] {
-        get { storage.members }
+        get { storage?.members ?? plain }
         _modify {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.members) }
-            yield &storage.members
+            // A mutation may add a deep subtree: the members move into a box first (no copy
+            // when they are uniquely referenced).
+            if storage == nil {
+                storage = Storage(plain)
+                plain = []
+            } else if !isKnownUniquelyReferenced(&storage!) {
+                storage = Storage(storage!.members)
+            }
+            yield &storage!.members
         }
     }
 
     /// Creates an object.
     /// - Parameter members: the members, in order.
-    public init(_ members: [Member] = []) { storage = Storage(members) }
+    public init(_ members: [Member] = []) {
+        if JSONTeardown.allScalars(members) {
+            plain = members
+            storage = nil
+        } else {
+            plain = []
+            storage = Storage(members)
+        }
+    }
+
+    /// An object whose tree is `height` levels high (1: only scalar values), as the parser knows it.
+    @inline(__always)
+    init(members: __owned [Member], height: Int) {
+        if height <= JSONTeardown.plainHeightLimit {
+            plain = members
+            storage = nil
+        } else {
+            plain = []
+            storage = Storage(members)
+        }
+    }
 
     /// Equal when the members are, in order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.members == rhs.storage.members
+        if let left = lhs.storage, let right = rhs.storage, left === right { return true }
+        return lhs.members == rhs.members
     }
 
     /// Hashes the members.
-    public func hash(into hasher: inout Hasher) { hasher.combine(storage.members) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(members) }
 
     /// The number of members (duplicates counted).
     public var count: Int { members.count }

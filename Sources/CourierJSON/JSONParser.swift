@@ -1,5 +1,5 @@
-// JSONParser: a whole-input, strict RFC 8259 parser that builds a JSONValue tree: a JSONDocument
-// parse (the vector path: JSONStructuralScanner, JSONTapeBuilder) converted to a tree, or, for
+// JSONParser: a whole-input, strict RFC 8259 parser that builds a JSONValue tree: the vector path
+// (JSONStructuralScanner, JSONStage2) building the tree directly (JSONTreeBuilder), or, for
 // inputs beyond a document's size limit, the scalar JSONReferenceParser.
 //
 // The grammar, the limits and the errors are the reference's (docs/json.md); both paths give the
@@ -52,10 +52,7 @@ public struct JSONParser: Sendable {
             return try JSONReferenceParser(limits: limits, removesNullValues: removesNullValues).parse(bytes)
         }
         let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? JSONInput.empty
-        let storage = JSONTapeStorage()
-        try JSONTapeBuilder.build(base, count: bytes.count,
-                                  options: JSONDocument.Options(limits: limits, removesNullValues: removesNullValues), into: storage)
-        return JSONTapeReader(base: base, count: bytes.count, storage: storage).jsonValue(at: 0)
+        return try JSONTreeBuilder.parse(base, count: bytes.count, limits: limits, removesNullValues: removesNullValues)
     }
 
     /// Parses one complete JSON text.

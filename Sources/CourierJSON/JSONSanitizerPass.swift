@@ -1,23 +1,31 @@
-// JSONSanitizerPass: the byte → byte null remover over stage 1's token starts.
+// JSONSanitizerPass: the byte → byte null remover.
 //
-// What this file owns: one pass that validates like JSONTapeBuilder (same grammar, same checks,
-// same fallback to the reference for errors) and writes compact JSON without nulls, without
-// repeated names, with strings re-escaped canonically — exactly what JSONWriter writes for the
-// document parsed with null removal.
+// What this file owns: one pass that validates like the parsers (the reference's scanner,
+// JSONScanner, for every token; anything it rejects goes to the reference for the error's code
+// and offset) and writes compact JSON without nulls, without repeated names, with strings
+// re-escaped canonically — exactly what JSONWriter writes for the document parsed with null
+// removal.
+//
+// Why byte by byte and not over stage 1's token starts, as the parsers are: the output is mostly
+// the input copied, so the pass does little per token, and stage 1's classification (about eight
+// instructions a byte with portable SIMD16 and no movemask) cost more than the scalar scan it
+// replaced. Over stage 1 this pass took 26 instructions a byte on the benchmark document; byte by
+// byte it takes 19 (callgrind), of which the check for repeated names is about 8.
 //
 // Theory of operation. Most output is input verbatim, so nothing is written per token: input
-// bytes runStart..<(current token) are pending and copied in one block only when something must
-// be left out (whitespace between tokens, a null item, a comma with nothing kept before it) or
-// rewritten (a string with escapes). "Virtual" output positions count pending bytes as written.
+// bytes runStart..<(current position) are pending and copied in one block only when something
+// must be left out (whitespace between tokens, a null item, a comma with nothing kept before it)
+// or rewritten (a string with escapes). "Virtual" output positions count pending bytes as written.
 // A member's `,"name":` stays pending or is written, and the output is cut back to `mark` (taken
-// before it) when its value is `null`. A repeated name records the earlier member's output range
-// (name to the comma before the next member) for deletion; the ranges are removed in one
-// compaction at the end, with the comma next to each. Names are compared in canonical form —
-// the input bytes of a name without escapes, the written bytes of one with escapes — which is
-// equal exactly when the decoded names are.
+// before it) when its value is `null`. Repeated names (JSONNameSet): a repeated name records the
+// earlier member's output range (name to the comma before the next member) for deletion; the
+// ranges are removed in one compaction at the end, with the comma next to each. Names are
+// compared in canonical form — the input bytes of a name without escapes, the written bytes of
+// one with escapes — which is equal exactly when the decoded names are.
 //
 // Bound: the output is never longer than the input (whitespace and nulls vanish; an escape is
-// rewritten no longer than it was written), so it goes into one region of the input's size.
+// rewritten no longer than it was written, and content is validated before it is written), so it
+// goes into one region of the input's size.
 
 import CourierBytes
 
@@ -25,22 +33,6 @@ struct JSONSanitizerPass {
     private struct Frame {
         var isObject: Bool
         var hasOutput: Bool
-        var nameStart: Int
-        var signature: UInt64
-        var signature2: UInt64
-    }
-
-    /// A member name of an open object: where it starts in the output, and its canonical bytes
-    /// (in the input when `inOutput` is false).
-    private struct Name {
-        var outputStart: Int
-        var bytes: Int
-        var length: Int
-        var hash: UInt32
-        var inOutput: Bool
-        var removed: Bool
-        /// The previous name of the same object with the same hash (large objects), or -1.
-        var previous: Int
     }
 
     private let base: UnsafePointer<UInt8>
@@ -48,13 +40,11 @@ struct JSONSanitizerPass {
     private let maxDepth: Int
     private var out: FixedSink
     private var runStart = 0
-    private var names: [Name] = []
+    /// The member names of the open objects. A record's `slot` is where the member starts in
+    /// the output; its `location` is where its canonical bytes are: an input offset (≥ 0), or
+    /// `-1 - x` for output offset x (a name with escapes, written re-escaped).
+    private var names = JSONNameSet()
     private var deletions: [(start: Int, end: Int)] = []
-    /// For open objects of more than 32 names, keyed by their first name's index: hash → the
-    /// latest name with that hash, so the check for repeated names stays linear.
-    private var tables: [Int: [UInt32: Int]] = [:]
-    private var scratch: UnsafeMutablePointer<UInt8>? = nil
-    private var scratchCapacity = 0
 
     /// Sanitizes `count` bytes at `base` into `output` (of at least `count` bytes).
     /// - Returns: the output length, or nil when the input is not acceptable (the reference
@@ -62,7 +52,9 @@ struct JSONSanitizerPass {
     static func run(_ base: UnsafePointer<UInt8>, count: Int, limits: JSONParser.Limits, into output: UnsafeMutablePointer<UInt8>) -> Int? {
         var pass = JSONSanitizerPass(base: base, count: count, maxDepth: limits.maxDepth,
                                      out: FixedSink(base: output, capacity: count))
-        defer { pass.scratch?.deallocate() }
+        defer {
+            pass.names.deallocate()
+        }
         guard pass.run() else { return nil }
         if !pass.deletions.isEmpty { pass.compact() }
         return pass.out.count
@@ -86,259 +78,173 @@ struct JSONSanitizerPass {
         runStart = resume
     }
 
-    @inline(__always)
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
-    @inline(__always)
-    private func endsToken(_ end: Int, next: Int) -> Bool {
-        // SAFETY: end < count when end != next.
-        end == next || (end < count && JSONSanitizerPass.isWhitespace(base[end]))
-    }
-
+    /// The pass over the input.
+    /// - Returns: false at the first thing it cannot accept (the reference names it).
     private mutating func run() -> Bool {
-        let start = JSONByteOrderMark.length(base, count)
-        var s = JSONStructuralScanner(base: base, count: count, start: start)
-        var p = s.next()
-        guard p < count else { return false }
-        runStart = p
+        do throws(JSONError) {
+            try loop()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private mutating func loop() throws(JSONError) {
+        var s = JSONScanner(base: base, count: count)
+        s.position = JSONByteOrderMark.length(base, count)
+        s.skipWhitespace()
+        guard !s.isAtEnd else { throw s.endOfInput() }
+        runStart = s.position
         var depth = 0
-        var top = Frame(isObject: false, hasOutput: false, nameStart: 0, signature: 0, signature2: 0)
-        var outer: [Frame] = []
+        var top = Frame(isObject: false, hasOutput: false)
+        var outer = JSONStack<Frame>(capacity: 16)
+        defer { outer.deallocate() }
+        var stringScratch: [UInt8] = []
+        // The virtual output length before the current item's comma (or before the item itself
+        // when its comma was dropped or it has none): where a null item is cut back to.
         var mark = 0
         var atMemberName = false
 
         nextValue: while true {
             if atMemberName {
                 atMemberName = false
-                // SAFETY (whole loop): every base[x] is preceded by a check that x < count.
-                guard p < count, base[p] == UInt8(ascii: "\"") else { return false }
-                let q = s.next()
-                guard let end = name(&s, at: p, next: q, in: &top) else { return false }
-                guard q < count, base[q] == UInt8(ascii: ":") else { return false }
-                if end != q { skip(from: end, to: q) }
-                p = s.next()
-                if p != q &+ 1 { skip(from: q &+ 1, to: p) }
+                guard !s.isAtEnd, s.current == UInt8(ascii: "\"") else { throw s.endOfInput() }
+                try name(&s, scratch: &stringScratch)
+                skipWhitespace(&s)
+                guard !s.isAtEnd, s.current == UInt8(ascii: ":") else { throw s.endOfInput() }
+                s.position &+= 1
+                skipWhitespace(&s)
             }
-            guard p < count else { return false }
-            var q: Int
-            var end: Int
-            let byte = base[p]
-            if byte == UInt8(ascii: "n") {
-                q = s.next()
-                guard literal(at: p, next: q, 0x6C6C_756E) else { return false }
-                end = p &+ 4
+            guard !s.isAtEnd else { throw s.endOfInput() }
+            let first = s.current
+            if first == UInt8(ascii: "n") {
+                let start = s.position
+                try s.scanNull()
                 if depth > 0 {
-                    // Drop the element, or the member with its `,"name":`.
-                    out.write(base + runStart, count: p &- runStart)
+                    // Drop the element, or the member with its `,"name":`: the pending bytes up
+                    // to the null are written and cut back off with what was already written.
+                    out.write(base + runStart, count: start &- runStart)
                     out.count = mark
-                    runStart = end
-                    if top.isObject { popName(top) }
+                    runStart = s.position
+                    if top.isObject { names.removeLast() }
                 }
             } else {
                 top.hasOutput = true
-                switch byte {
+                switch first {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    guard depth < maxDepth else { return false }
-                    let isObject = byte == UInt8(ascii: "{")
-                    q = s.next()
-                    if q != p &+ 1 { skip(from: p &+ 1, to: q) }
-                    if q < count && base[q] == byte &+ 2 {
-                        end = q &+ 1
-                        q = s.next()
+                    guard depth < maxDepth else { throw s.endOfInput() }
+                    let isObject = first == UInt8(ascii: "{")
+                    s.position &+= 1
+                    skipWhitespace(&s)
+                    guard !s.isAtEnd else { throw s.endOfInput() }
+                    if s.current == first &+ 2 {  // `}` is `{` + 2, `]` is `[` + 2
+                        s.position &+= 1
                     } else {
-                        if depth > 0 { outer.append(top) }
+                        if depth > 0 { outer.push(top) }
                         depth &+= 1
-                        top = Frame(isObject: isObject, hasOutput: false, nameStart: names.count, signature: 0, signature2: 0)
-                        mark = virtual(q)
-                        p = q
+                        top = Frame(isObject: isObject, hasOutput: false)
+                        if isObject { names.openObject() }
+                        mark = virtual(s.position)
                         atMemberName = isObject
                         continue nextValue
                     }
                 case UInt8(ascii: "\""):
-                    q = s.next()
-                    guard let stringEnd = string(&s, at: p, next: q) else { return false }
-                    end = stringEnd
+                    _ = try string(&s, scratch: &stringScratch)
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    q = s.next()
-                    var scanner = JSONScanner(base: base, count: count)
-                    scanner.position = p
-                    guard let range = try? scanner.scanNumberFast(), endsToken(range.upperBound, next: q) else { return false }
-                    end = range.upperBound
+                    _ = try s.scanNumberFast()
                 case UInt8(ascii: "t"):
-                    q = s.next()
-                    guard literal(at: p, next: q, 0x6575_7274) else { return false }
-                    end = p &+ 4
+                    try s.scanTrue()
                 case UInt8(ascii: "f"):
-                    q = s.next()
-                    guard literal(at: p &+ 1, next: q, 0x6573_6C61) else { return false }
-                    end = p &+ 5
+                    try s.scanFalse()
                 default:
-                    return false
+                    throw s.endOfInput()
                 }
             }
 
-            // The value is complete; q is the next token. Continue or close containers.
+            // The value is complete: continue or close the open containers.
             while true {
-                if end != q && runStart <= end { skip(from: end, to: q) }
+                skipWhitespace(&s)
                 guard depth > 0 else {
-                    guard q == count, !s.failed else { return false }
-                    out.write(base + runStart, count: end &- runStart)
-                    return true
+                    guard s.isAtEnd else { throw s.endOfInput() }
+                    out.write(base + runStart, count: s.position &- runStart)
+                    return
                 }
-                guard q < count else { return false }
-                let next = base[q]
-                if next == UInt8(ascii: ",") {
+                guard !s.isAtEnd else { throw s.endOfInput() }
+                let byte = s.current
+                if byte == UInt8(ascii: ",") {
                     if top.hasOutput {
                         // Kept; cut back to before it if the next item is null.
-                        mark = virtual(q)
+                        mark = virtual(s.position)
+                        s.position &+= 1
                     } else {
                         // Everything before it was dropped: nothing for it to separate.
-                        skip(from: q, to: q &+ 1)
+                        out.write(base + runStart, count: s.position &- runStart)
+                        s.position &+= 1
+                        runStart = s.position
                         mark = out.count
                     }
-                    p = s.next()
-                    if p != q &+ 1 { skip(from: q &+ 1, to: p) }
+                    skipWhitespace(&s)
                     atMemberName = top.isObject
                     continue nextValue
                 }
-                guard next == (top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
-                if top.isObject {
-                    names.removeSubrange(top.nameStart...)
-                    if !tables.isEmpty { tables[top.nameStart] = nil }
-                }
+                guard byte == (top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { throw s.endOfInput() }
+                s.position &+= 1
+                if top.isObject { names.closeObject() }
                 depth &-= 1
                 if depth > 0 {
-                    top = outer.removeLast()
+                    top = outer.pop()
                     // The container itself is output of its parent.
                     top.hasOutput = true
                 }
-                end = q &+ 1
-                q = s.next()
             }
         }
     }
 
+    /// Skips whitespace; a non-empty run is left out of the output (the pending bytes before it
+    /// are written first).
     @inline(__always)
-    private func literal(at p: Int, next: Int, _ expected: UInt32) -> Bool {
-        guard p &+ 4 <= count else { return false }
-        // SAFETY: p + 4 <= count.
-        let word = UInt32(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self))
-        return word == expected && endsToken(p &+ 4, next: next)
+    private mutating func skipWhitespace(_ s: inout JSONScanner) {
+        guard !s.isAtEnd, s.current <= 0x20 else { return }
+        let start = s.position
+        s.skipWhitespace()
+        if s.position != start { skip(from: start, to: s.position) }
     }
 
-    /// The string at `p`: left pending when it has no escapes, else written re-escaped.
-    /// - Returns: the end of the token (after its closing quote), or nil when it is invalid.
+    /// A string at the cursor: content without escapes is canonical and stays pending; content
+    /// with escapes is decoded and written re-escaped.
+    /// - Returns: where its canonical content is (an input offset, or -1 - an output offset)
+    ///   and its length.
     @inline(__always)
-    private mutating func string(_ s: inout JSONStructuralScanner, at p: Int, next: Int) -> Int? {
-        stringToken(&s, at: p, next: next)?.end
-    }
-
-    private struct StringToken {
-        var end: Int
-        /// The canonical bytes: in the input, or (escaped) in the output.
-        var bytes: Int
-        var length: Int
-        var inOutput: Bool
-    }
-
-    @inline(__always)
-    private mutating func stringToken(_ s: inout JSONStructuralScanner, at p: Int, next: Int) -> StringToken? {
-        var close = next &- 1
-        // SAFETY: close >= p >= 0 and close < count.
-        while close > p && JSONSanitizerPass.isWhitespace(base[close]) { close &-= 1 }
-        guard close > p, base[close] == UInt8(ascii: "\"") else { return nil }
-        if !s.hasBackslash(from: p &+ 1, before: next) {
-            return StringToken(end: close &+ 1, bytes: p &+ 1, length: close &- p &- 1, inOutput: false)
-        }
-        // Decode, then write re-escaped in place of the original. Only valid content is never
-        // longer re-escaped than written (a raw control byte would grow to `\u00XX`), so stop as
-        // soon as stage 1 has seen a problem.
-        guard !s.failed else { return nil }
-        let rawLength = close &- p &- 1
-        if scratchCapacity < rawLength &+ 16 {
-            scratch?.deallocate()
-            scratchCapacity = max(rawLength &+ 16, scratchCapacity &* 2, 256)
-            scratch = .allocate(capacity: scratchCapacity)
-        }
-        guard let length = JSONEscapes.decode(base, from: p &+ 1, to: close, into: scratch!) else { return nil }
-        out.write(base + runStart, count: p &- runStart)
+    private mutating func string(_ s: inout JSONScanner, scratch: inout [UInt8]) throws(JSONError) -> (location: Int, length: Int) {
+        let quote = s.position
+        let scanned = try s.scanString(scratch: &scratch)
+        if !scanned.isDecoded { return (scanned.start, scanned.end &- scanned.start) }
+        out.write(base + runStart, count: quote &- runStart)
         let quoteAt = out.count
-        JSONEscaping.writeQuoted(UnsafeRawBufferPointer(start: scratch!, count: length), to: &out)
-        runStart = close &+ 1
-        return StringToken(end: close &+ 1, bytes: quoteAt &+ 1, length: out.count &- quoteAt &- 2, inOutput: true)
+        scratch.withUnsafeBytes { JSONEscaping.writeQuoted($0, to: &out) }
+        runStart = s.position
+        return (-1 &- (quoteAt &+ 1), out.count &- quoteAt &- 2)
     }
 
-    /// A member name: written like a string, then checked against the object's earlier names.
-    /// - Returns: the end of the name token, or nil when it is invalid.
+    /// A member name at the cursor: scanned like a string, then checked against the earlier
+    /// names of its object.
     @inline(__always)
-    private mutating func name(_ s: inout JSONStructuralScanner, at p: Int, next: Int, in top: inout Frame) -> Int? {
-        let outputStart = virtual(p)
-        guard let token = stringToken(&s, at: p, next: next) else { return nil }
-        let pointer = canonical(token.bytes, inOutput: token.inOutput)
-        let readable = token.inOutput ? token.length : count &- token.bytes
-        let hash = JSONTapeBuilder.hash(pointer, token.length, readable: readable)
-        let bit: UInt64 = 1 &<< UInt64(hash & 63)
-        let seen = hash & 64 == 0 ? top.signature : top.signature2
-        let large = names.count &- top.nameStart >= 32
-        if seen & bit != 0 || large {
-            removeEarlierMember(pointer, token.length, hash: hash, nextStart: outputStart, in: top, large: large)
+    private mutating func name(_ s: inout JSONScanner, scratch: inout [UInt8]) throws(JSONError) {
+        let outputStart = virtual(s.position)
+        let (location, length) = try string(&s, scratch: &scratch)
+        let input = base
+        let output = UnsafePointer(out.base)
+        let pointer = location >= 0 ? input + location : output + (-1 &- location)
+        let readable = location >= 0 ? count &- location : length
+        let replaced = names.add(pointer, length: length, readable: readable, location: location, slot: outputStart) { location in
+            // SAFETY: locations are input offsets of names without escapes or output offsets of
+            // names written re-escaped (before any compaction, which runs only at the end).
+            location >= 0 ? input + location : output + (-1 &- location)
         }
-        if hash & 64 == 0 { top.signature |= bit } else { top.signature2 |= bit }
-        var previous = -1
-        if large {
-            if tables[top.nameStart] == nil { buildTable(top) }
-            previous = tables[top.nameStart]![hash] ?? -1
-            tables[top.nameStart]![hash] = names.count
-        }
-        names.append(Name(outputStart: outputStart, bytes: token.bytes, length: token.length, hash: hash,
-                          inOutput: token.inOutput, removed: false, previous: previous))
-        return token.end
-    }
-
-    @inline(__always)
-    private func canonical(_ offset: Int, inOutput: Bool) -> UnsafePointer<UInt8> {
-        inOutput ? UnsafePointer(out.base + offset) : base + offset
-    }
-
-    private mutating func buildTable(_ top: Frame) {
-        var table: [UInt32: Int] = [:]
-        var i = top.nameStart
-        while i < names.count {
-            names[i].previous = table[names[i].hash] ?? -1
-            table[names[i].hash] = i
-            i &+= 1
-        }
-        tables[top.nameStart] = table
-    }
-
-    /// Drops the last name (its member's value was a null being removed).
-    private mutating func popName(_ top: Frame) {
-        let name = names.removeLast()
-        if tables[top.nameStart] != nil {
-            tables[top.nameStart]![name.hash] = name.previous >= 0 ? name.previous : nil
-        }
-    }
-
-    @inline(never)
-    private mutating func removeEarlierMember(_ pointer: UnsafePointer<UInt8>, _ length: Int, hash: UInt32, nextStart: Int, in top: Frame, large: Bool) {
-        var i = names.count &- 1
-        if large {
-            if tables[top.nameStart] == nil { buildTable(top) }
-            i = tables[top.nameStart]![hash] ?? -1
-        }
-        while i >= top.nameStart {
-            let name = names[i]
-            if !name.removed && name.hash == hash && name.length == length
-                && JSONStrings.equal(canonical(name.bytes, inOutput: name.inOutput), pointer, length) {
-                // The member runs from its name to the comma before the next member.
-                let end = (i &+ 1 < names.count ? names[i &+ 1].outputStart : nextStart) &- 1
-                deletions.append((name.outputStart, end))
-                names[i].removed = true
-                return
-            }
-            i = large ? name.previous : i &- 1
+        if let replaced {
+            // The member runs from its name to the comma before the next member (the record
+            // after it: the name just added, or a later one).
+            deletions.append((names.record(replaced).slot, names.record(replaced &+ 1).slot &- 1))
         }
     }
 

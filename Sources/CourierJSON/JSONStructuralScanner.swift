@@ -149,17 +149,19 @@ struct JSONStructuralScanner {
     @inline(__always)
     private mutating func classify(_ p: UnsafeRawPointer) {
         let block = ByteBlock64(loading: p)
-        let quote = block.equal(0x22)
-        let backslash = block.equal(0x5C)
-        // `{` `[` → 0x7B and `}` `]` → 0x7D with bit 5 set; `,` and `:` keep it (0x0C and 0x1A
-        // also map there: control bytes, rejected wherever they are).
-        let bit5 = ByteVector(repeating: 0x20)
-        let folded = ByteBlock64(block.v0 | bit5, block.v1 | bit5, block.v2 | bit5, block.v3 | bit5)
-        let operators = ByteVectors.bitmask(JSONStructuralScanner.isOperator(folded.v0), JSONStructuralScanner.isOperator(folded.v1),
-                                            JSONStructuralScanner.isOperator(folded.v2), JSONStructuralScanner.isOperator(folded.v3))
-        let whitespace = ByteVectors.bitmask(JSONStructuralScanner.isWhitespace(block.v0), JSONStructuralScanner.isWhitespace(block.v1),
-                                             JSONStructuralScanner.isWhitespace(block.v2), JSONStructuralScanner.isWhitespace(block.v3))
-        let control = block.below(0x20)
+        let quoteByte = ByteVector(repeating: 0x22)
+        let backslashByte = ByteVector(repeating: 0x5C)
+        let space = ByteVector(repeating: 0x20)
+        // Four bitmaps from two extractions. Whitespace is taken as every byte up to SP: the
+        // control bytes among them that are not HT, LF or CR are rejected below, wherever they
+        // are, so treating them as whitespace changes nothing that is accepted.
+        let (quote, operators) = ByteVectors.bitmasks(
+            block.v0 .== quoteByte, block.v1 .== quoteByte, block.v2 .== quoteByte, block.v3 .== quoteByte,
+            JSONStructuralScanner.isOperator(block.v0), JSONStructuralScanner.isOperator(block.v1),
+            JSONStructuralScanner.isOperator(block.v2), JSONStructuralScanner.isOperator(block.v3))
+        let (whitespace, backslash) = ByteVectors.bitmasks(
+            block.v0 .<= space, block.v1 .<= space, block.v2 .<= space, block.v3 .<= space,
+            block.v0 .== backslashByte, block.v1 .== backslashByte, block.v2 .== backslashByte, block.v3 .== backslashByte)
 
         let escaped = findEscaped(backslash)
         let unescapedQuote = quote & ~escaped
@@ -174,7 +176,10 @@ struct JSONStructuralScanner {
         pending = (operators | (scalar & ~followsNonQuoteScalar)) & ~stringTail
         backslashes = backslash
 
-        if control & inString != 0 { failed = true }
+        // Control bytes: none at all in compact text, so one test of the block's smallest byte
+        // usually settles it.
+        let smallest = pointwiseMin(pointwiseMin(block.v0, block.v1), pointwiseMin(block.v2, block.v3))
+        if ByteVectors.any(smallest .< space) { checkControls(block, inString: inString) }
         if block.hasNonASCII {
             if !JSONStructuralScanner.isValidUTF8(p, block) { failed = true }
         } else {
@@ -185,6 +190,19 @@ struct JSONStructuralScanner {
                 failed = true
             }
         }
+    }
+
+    /// A block holding bytes below SP: none may be in a string (RFC 8259 §7), and outside strings
+    /// only HT, LF and CR are whitespace (§2).
+    @inline(never)
+    private mutating func checkControls(_ block: ByteBlock64, inString: UInt64) {
+        if block.below(0x20) & inString != 0 { failed = true }
+        let space = ByteVector(repeating: 0x20)
+        @inline(__always) func stray(_ v: ByteVector) -> ByteVectorMask {
+            (v .< space) .& .!((v .== ByteVector(repeating: 0x09)) .| (v .== ByteVector(repeating: 0x0A))
+                .| (v .== ByteVector(repeating: 0x0D)))
+        }
+        if ByteVectors.any(stray(block.v0) .| stray(block.v1) .| stray(block.v2) .| stray(block.v3)) { failed = true }
     }
 
     /// The backslash-escaped bytes of the block (simdjson's branchless formulation): the byte
@@ -215,11 +233,14 @@ struct JSONStructuralScanner {
         return x
     }
 
-    /// `{ } [ ] , :` in a vector whose bytes had bit 5 set.
+    /// `{ } [ ] , :`, and also `Y _ y` and DEL: `v | 0x26` is 0x7F exactly for `[ ] { }` and
+    /// those four. They cannot occur outside strings in a JSON text and are masked inside them,
+    /// so where they are taken as operators the text is rejected anyway (stage 2 finds no value
+    /// or separator there).
     @inline(__always)
-    static func isOperator(_ folded: ByteVector) -> ByteVectorMask {
-        (folded .== ByteVector(repeating: 0x7B)) .| (folded .== ByteVector(repeating: 0x7D))
-            .| (folded .== ByteVector(repeating: 0x2C)) .| (folded .== ByteVector(repeating: 0x3A))
+    static func isOperator(_ v: ByteVector) -> ByteVectorMask {
+        ((v | ByteVector(repeating: 0x26)) .== ByteVector(repeating: 0x7F))
+            .| (v .== ByteVector(repeating: 0x2C)) .| (v .== ByteVector(repeating: 0x3A))
     }
 
     /// SP, HT, LF, CR (RFC 8259 §2).

@@ -1,65 +1,36 @@
-// JSONTapeBuilder: stage 2 of the vector parser — the grammar over the token starts of
-// JSONStructuralScanner, writing JSONDocument's tape.
+// JSONTapeBuilder: the document's tape, written as stage 2 (JSONStage2) reads the input.
 //
-// What this file owns: the structural grammar (RFC 8259 §2, §4, §5) over token starts, the
-// checks stage 1 leaves to it (numbers §6, literals §3, escapes §7), the tape words, null removal
-// and the rule for repeated member names.
+// What this file owns: the tape words (JSONDocument.swift), null removal and the rule for
+// repeated member names on the tape, and the bound on the tape's size.
 //
-// Theory of operation: no recursion; open containers are frames (the innermost in a local, the
-// others on an array), bounded by Limits.maxDepth. A token is read at its start and ends where the
-// next token starts (less trailing whitespace), so a string needs no scan at all unless stage 1
-// saw a backslash inside it: its closing quote is the last non-whitespace byte before the next
-// token. Numbers and literals are checked at their start and must be followed by whitespace or
-// the next token.
+// Theory of operation: JSONStage2 runs the grammar and calls this sink once per value. A scalar
+// is one word; a container's word is written when it opens and completed with its end index when
+// it closes; a member name is one word, a string without escapes refers to the input, one with
+// escapes is unescaped into the side buffer. Repeated names (JSONNameSet): when a name repeats
+// in its object, the earlier member's name word becomes a `removed` word that skips the member
+// (name and value), so readers never see it. With null removal a null element writes nothing
+// and a null member takes back its name word.
 //
-// Repeated names: every open object keeps its names on a stack (tape index and a 32-bit hash of
-// the decoded name) and a 128-bit signature of the hashes seen; a name whose signature bit is set
-// is compared with the earlier names of its object (by hash, then bytes), through a dictionary
-// once the object has more than 32 names, so the check stays linear. A repeated name turns the
-// earlier member's name word into a `removed` word that skips the member.
-//
-// Failure: `run` returns false at the first thing it cannot accept, and stage 1 may have failed
-// too; the caller then asks the scalar reference (JSONReferenceParser) for the error's code and
-// offset. So the vector path only ever accepts, and the errors are the reference's.
+// Failure: stage 2 returns false at the first thing it cannot accept; the caller then asks the
+// scalar reference (JSONReferenceParser) for the error's code and offset.
 //
 // Invariants: tapeCount <= the word bound counted before parsing (each word follows a `,`, `:`
-// or opening bracket, or is the root); names[top.nameStart..<nameCount] are the names of the
-// innermost open object, in order, each spanning the tape from its index to the next one's.
+// or opening bracket, or is the root); opens holds the tape index of every open non-empty
+// container, innermost last; the name records of the innermost object are its live and removed
+// names in order, record k's slot being the tape index of its name word.
 
 import CourierBytes
 
-struct JSONTapeBuilder {
-    /// A member name of an open object.
-    struct Name {
-        /// Its tape index; bit 31 set once a later member with the same name removed it.
-        var index: UInt32
-        var hash: UInt32
-        /// The previous name of the same object with the same hash (large objects only), or -1.
-        var previous: Int32
-    }
-
-    private struct Frame {
-        var open: Int
-        var isObject: Bool
-        var nameStart: Int
-        var signature: UInt64
-        var signature2: UInt64
-        /// For objects of more than 32 names: hash → the latest name with that hash.
-        var table: [UInt32: Int32]?
-    }
-
+struct JSONTapeBuilder: JSONStage2Sink {
     private let base: UnsafePointer<UInt8>
     private let count: Int
-    private let start: Int
     private let storage: JSONTapeStorage
-    private let maxDepth: Int
     private let dropNulls: Bool
     private var tape: UnsafeMutablePointer<UInt32>
     private var tapeCount = 0
     private let tapeCapacity: Int
-    private var names: UnsafeMutablePointer<Name>
-    private var nameCount = 0
-    private var nameCapacity: Int
+    private var opens: JSONStack<Int>
+    private var names: JSONNameSet
 
     /// Parses `count` bytes at `base` into `storage`.
     /// - Throws: `JSONError`, the reference parser's error for the input.
@@ -70,118 +41,29 @@ struct JSONTapeBuilder {
         let start = JSONByteOrderMark.length(base, count)
         storage.resetTape(words: wordBound(base + start, count &- start))
         storage.resetStrings()
-        var builder = JSONTapeBuilder(base: base, count: count, start: start, storage: storage, options: options)
-        let accepted = builder.run()
+        var builder = JSONTapeBuilder(base: base, count: count, storage: storage, options: options)
+        var kinds = storage.scratch.kinds
+        let accepted = JSONStage2.run(base, count: count, start: start, maxDepth: options.limits.maxDepth,
+                                      kinds: &kinds, into: &builder)
+        // The stacks may have grown (new buffers): the storage keeps the current ones.
+        storage.scratch = JSONStage2Scratch(kinds: kinds, opens: builder.opens, names: builder.names)
         storage.tapeCount = builder.tapeCount
-        storage.names = builder.names
-        storage.namesCapacity = builder.nameCapacity
         if accepted { return }
         try JSONReferenceParser.validate(base, count: count, limits: options.limits)
         preconditionFailure("JSONDocument: the vector parser refused input the reference parser accepts")
     }
 
-    private init(base: UnsafePointer<UInt8>, count: Int, start: Int, storage: JSONTapeStorage, options: JSONDocument.Options) {
+    private init(base: UnsafePointer<UInt8>, count: Int, storage: JSONTapeStorage, options: JSONDocument.Options) {
         self.base = base
         self.count = count
-        self.start = start
         self.storage = storage
-        self.maxDepth = options.limits.maxDepth
         self.dropNulls = options.removesNullValues
         self.tape = storage.tape
         self.tapeCapacity = storage.tapeCapacity
-        self.names = storage.names
-        self.nameCapacity = storage.namesCapacity
-    }
-
-    // MARK: The grammar
-
-    private mutating func run() -> Bool {
-        var s = JSONStructuralScanner(base: base, count: count, start: start)
-        var p = s.next()
-        guard p < count else { return false }
-        var depth = 0
-        var top = Frame(open: 0, isObject: false, nameStart: 0, signature: 0, signature2: 0, table: nil)
-        var outer: [Frame] = []
-        var atMemberName = false
-
-        nextValue: while true {
-            if atMemberName {
-                atMemberName = false
-                // SAFETY (whole loop): every base[x] is preceded by a check that x < count.
-                guard p < count, base[p] == UInt8(ascii: "\"") else { return false }
-                let q = s.next()
-                guard writeName(&s, at: p, next: q, in: &top) else { return false }
-                guard q < count, base[q] == UInt8(ascii: ":") else { return false }
-                p = s.next()
-            }
-            guard p < count else { return false }
-            var q: Int
-            let byte = base[p]
-            switch byte {
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard depth < maxDepth else { return false }
-                let isObject = byte == UInt8(ascii: "{")
-                q = s.next()
-                if q < count && base[q] == byte &+ 2 {  // `}` is `{` + 2, `]` is `[` + 2
-                    emit(JSONTape.word(isObject ? JSONTape.object : JSONTape.array, tapeCount &+ 1))
-                    q = s.next()
-                } else {
-                    if depth > 0 { outer.append(top) }
-                    depth &+= 1
-                    top = Frame(open: tapeCount, isObject: isObject, nameStart: nameCount, signature: 0, signature2: 0, table: nil)
-                    emit(0)
-                    p = q
-                    atMemberName = isObject
-                    continue nextValue
-                }
-            case UInt8(ascii: "\""):
-                q = s.next()
-                guard let word = stringWord(&s, at: p, next: q) else { return false }
-                emit(word)
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                q = s.next()
-                guard let word = numberWord(at: p, next: q) else { return false }
-                emit(word)
-            case UInt8(ascii: "t"):
-                q = s.next()
-                guard literal(at: p, next: q, 0x6575_7274, length: 4) else { return false }  // "true"
-                emit(JSONTape.trueWord)
-            case UInt8(ascii: "f"):
-                q = s.next()
-                guard literal(at: p &+ 1, next: q, 0x6573_6C61, length: 4) else { return false }  // "alse"
-                emit(JSONTape.falseWord)
-            case UInt8(ascii: "n"):
-                q = s.next()
-                guard literal(at: p, next: q, 0x6C6C_756E, length: 4) else { return false }  // "null"
-                if dropNulls && depth > 0 {
-                    // The element is left out; a member loses its name too.
-                    if top.isObject { popName(&top) }
-                } else {
-                    emit(JSONTape.null)
-                }
-            default:
-                return false
-            }
-
-            // The value is complete; q is the next token. Continue or close containers.
-            while true {
-                guard depth > 0 else { return q == count && !s.failed }
-                guard q < count else { return false }
-                let next = base[q]
-                if next == UInt8(ascii: ",") {
-                    p = s.next()
-                    atMemberName = top.isObject
-                    continue nextValue
-                }
-                guard next == (top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
-                // SAFETY: top.open < tapeCount.
-                tape[top.open] = JSONTape.word(top.isObject ? JSONTape.object : JSONTape.array, tapeCount)
-                if top.isObject { nameCount = top.nameStart }
-                depth &-= 1
-                if depth > 0 { top = outer.removeLast() }
-                q = s.next()
-            }
-        }
+        self.opens = storage.scratch.opens
+        self.opens.reset()
+        self.names = storage.scratch.names
+        self.names.reset()
     }
 
     @inline(__always)
@@ -192,103 +74,111 @@ struct JSONTapeBuilder {
         tapeCount &+= 1
     }
 
-    // MARK: Tokens
+    // MARK: JSONStage2Sink
 
-    /// Whether `byte` is JSON whitespace (RFC 8259 §2).
     @inline(__always)
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    mutating func open(isObject: Bool) {
+        opens.push(tapeCount)
+        emit(0)
+        if isObject { names.openObject() }
     }
 
-    /// Whether a scalar ending at `end` is followed by whitespace or the next token at `next`.
     @inline(__always)
-    private func endsToken(_ end: Int, next: Int) -> Bool {
-        // SAFETY: end < next <= count when end != next.
-        end == next || (end < count && JSONTapeBuilder.isWhitespace(base[end]))
+    mutating func close(isObject: Bool) {
+        let index = opens.pop()
+        // SAFETY: index < tapeCount (its word was emitted when the container opened).
+        tape[index] = JSONTape.word(isObject ? JSONTape.object : JSONTape.array, tapeCount)
+        if isObject { names.closeObject() }
     }
 
-    /// A literal's remaining four bytes (as a little-endian word) at `p`.
     @inline(__always)
-    private func literal(at p: Int, next: Int, _ expected: UInt32, length: Int) -> Bool {
-        guard p &+ length <= count else { return false }
-        // SAFETY: p + 4 <= count.
-        let word = UInt32(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt32.self))
-        return word == expected && endsToken(p &+ length, next: next)
+    mutating func empty(isObject: Bool) {
+        emit(JSONTape.word(isObject ? JSONTape.object : JSONTape.array, tapeCount &+ 1))
     }
 
-    /// The word for the number at `p`, or nil when it is not a number followed by a token end.
     @inline(__always)
-    private func numberWord(at p: Int, next: Int) -> UInt32? {
-        // The commonest number: a plain integer of at most nine digits, not starting with 0.
-        // SAFETY: every base[i] is preceded by i < count.
-        if base[p] &- UInt8(ascii: "1") < 9 {
-            var value = Int(base[p] &- UInt8(ascii: "0"))
-            var i = p &+ 1
-            let limit = min(count, p &+ 9)
-            while i < limit {
-                let digit = base[i] &- UInt8(ascii: "0")
-                if digit >= 10 { break }
-                value = value &* 10 &+ Int(digit)
-                i &+= 1
+    mutating func string(_ span: JSONStringSpan) -> Bool {
+        guard let word = stringWord(span) else { return false }
+        emit(word)
+        return true
+    }
+
+    @inline(__always)
+    mutating func number(start: Int, end: Int, small: Int) {
+        emit(small >= 0 ? JSONTape.word(JSONTape.integer, small) : JSONTape.word(JSONTape.number, start))
+    }
+
+    @inline(__always)
+    mutating func bool(_ value: Bool) {
+        emit(value ? JSONTape.trueWord : JSONTape.falseWord)
+    }
+
+    @inline(__always)
+    mutating func null(depth: Int, inObject: Bool) {
+        if dropNulls && depth > 0 {
+            // The element is left out; a member takes back its name.
+            if inObject {
+                names.removeLast()
+                tapeCount &-= 1
             }
-            if i == count || (base[i] &- UInt8(ascii: "0") >= 10 && base[i] != UInt8(ascii: ".") && base[i] | 0x20 != UInt8(ascii: "e")) {
-                guard endsToken(i, next: next) else { return nil }
-                if value <= Int(JSONTape.payloadMask) { return JSONTape.word(JSONTape.integer, value) }
-                return JSONTape.word(JSONTape.number, p)
-            }
+        } else {
+            emit(JSONTape.null)
         }
-        var scanner = JSONScanner(base: base, count: count)
-        scanner.position = p
-        guard let range = try? scanner.scanNumberFast(), endsToken(range.upperBound, next: next) else { return nil }
-        let length = range.count
-        // SAFETY: p..<p+length lies within the input.
-        if length <= 9 && base[p] != UInt8(ascii: "-") {
-            var value = 0
-            var i = p
-            let end = p &+ length
-            while i < end {
-                let digit = base[i] &- UInt8(ascii: "0")
-                if digit >= 10 { return JSONTape.word(JSONTape.number, p) }
-                value = value &* 10 &+ Int(digit)
-                i &+= 1
-            }
-            if value <= Int(JSONTape.payloadMask) { return JSONTape.word(JSONTape.integer, value) }
-        }
-        return JSONTape.word(JSONTape.number, p)
     }
 
-    /// A string's word and its decoded bytes.
-    private struct StringToken {
-        var word: UInt32
-        var bytes: UnsafePointer<UInt8>
-        var length: Int
-    }
-
-    /// The word for the string whose opening quote is at `p` (the next token is at `next`).
     @inline(__always)
-    private mutating func stringWord(_ s: inout JSONStructuralScanner, at p: Int, next: Int) -> UInt32? {
-        stringToken(&s, at: p, next: next)?.word
+    mutating func name(_ span: JSONStringSpan) -> Bool {
+        guard let word = stringWord(span) else { return false }
+        let index = tapeCount
+        emit(word)
+        let bytes: UnsafePointer<UInt8>
+        let length: Int
+        let readable: Int
+        if span.hasEscapes {
+            // SAFETY: the side buffer holds a length word then the bytes, plus eight bytes of slack.
+            let offset = JSONTape.payload(word)
+            length = Int(UnsafeRawPointer(storage.strings + offset).loadUnaligned(as: UInt32.self))
+            bytes = UnsafePointer(storage.strings + offset + 4)
+            readable = length &+ 8
+        } else {
+            // A raw name is in the input, followed by at least its closing quote.
+            bytes = base + span.start
+            length = span.length
+            readable = count &- span.start
+        }
+        let tape = self.tape
+        let input = base
+        let strings = storage.strings
+        let replaced = names.add(bytes, length: length, readable: readable, location: index, slot: index) { location in
+            // SAFETY: the location is the tape index of an earlier name word.
+            let word = tape[location]
+            let payload = JSONTape.payload(word)
+            return JSONTape.tag(word) == JSONTape.string ? input + payload : UnsafePointer(strings + payload + 4)
+        }
+        if let replaced {
+            // The earlier member spans from its name word to the next name's word.
+            let start = names.record(replaced).slot
+            let end = names.record(replaced &+ 1).slot
+            // SAFETY: start < tapeCount.
+            self.tape[start] = JSONTape.word(JSONTape.removed, end &- start)
+        }
+        return true
     }
 
-    /// The string whose opening quote is at `p`: its word and decoded bytes.
+    // MARK: Strings
+
+    /// The word for a string: its input offset when it has no escapes, else its unescaped copy in
+    /// the side buffer (nil for an invalid escape).
     @inline(__always)
-    private mutating func stringToken(_ s: inout JSONStructuralScanner, at p: Int, next: Int) -> StringToken? {
-        // The closing quote is the last non-whitespace byte before the next token.
-        var close = next &- 1
-        // SAFETY: close >= p >= 0 and close < count.
-        while close > p && JSONTapeBuilder.isWhitespace(base[close]) { close &-= 1 }
-        guard close > p, base[close] == UInt8(ascii: "\"") else { return nil }
-        if !s.hasBackslash(from: p &+ 1, before: next) {
-            return StringToken(word: JSONTape.word(JSONTape.string, p &+ 1), bytes: base + (p &+ 1), length: close &- p &- 1)
-        }
-        guard let offset = unescape(from: p &+ 1, to: close) else { return nil }
-        // SAFETY: the side buffer holds the length word and the bytes at offset.
-        let length = Int(UnsafeRawPointer(storage.strings + offset).loadUnaligned(as: UInt32.self))
-        return StringToken(word: JSONTape.word(JSONTape.escaped, offset), bytes: UnsafePointer(storage.strings + offset + 4), length: length)
+    private mutating func stringWord(_ span: JSONStringSpan) -> UInt32? {
+        if !span.hasEscapes { return JSONTape.word(JSONTape.string, span.start) }
+        guard let offset = unescape(from: span.start, to: span.end) else { return nil }
+        return JSONTape.word(JSONTape.escaped, offset)
     }
 
     /// Decodes string content with escapes into the side buffer.
     /// - Returns: the offset of its length word, or nil for an invalid escape.
+    @inline(never)
     private mutating func unescape(from contentStart: Int, to end: Int) -> Int? {
         storage.reserveStrings(4 &+ (end &- contentStart))
         let offset = storage.stringsCount
@@ -299,146 +189,6 @@ struct JSONTapeBuilder {
         UnsafeMutableRawPointer(storage.strings + offset).storeBytes(of: UInt32(truncatingIfNeeded: length), as: UInt32.self)
         storage.stringsCount = offset &+ 4 &+ length
         return offset
-    }
-
-    // MARK: Member names
-
-    /// Writes the name at `p` and applies the rule for repeated names.
-    @inline(__always)
-    private mutating func writeName(_ s: inout JSONStructuralScanner, at p: Int, next: Int, in top: inout Frame) -> Bool {
-        guard let token = stringToken(&s, at: p, next: next) else { return false }
-        let index = tapeCount
-        emit(token.word)
-        let pointer = token.bytes, length = token.length
-        // A raw name is in the input (followed by at least its closing quote); an unescaped one is
-        // in the side buffer, which keeps eight bytes of slack.
-        let readable = JSONTape.tag(token.word) == JSONTape.string ? count &- (p &+ 1) : length &+ 8
-        let hash = JSONTapeBuilder.hash(pointer, length, readable: readable)
-        // A 128-bit signature of the names seen: a clear bit proves the name is new.
-        let bit: UInt64 = 1 &<< UInt64(hash & 63)
-        let seen = hash & 64 == 0 ? top.signature : top.signature2
-        if seen & bit != 0 || top.table != nil {
-            removeEarlierMember(named: pointer, length, hash: hash, in: &top)
-        }
-        if hash & 64 == 0 { top.signature |= bit } else { top.signature2 |= bit }
-        pushName(Name(index: UInt32(truncatingIfNeeded: index), hash: hash, previous: -1), in: &top)
-        return true
-    }
-
-    /// The decoded bytes of a name or string word.
-    @inline(__always)
-    func nameBytes(_ word: UInt32) -> (UnsafePointer<UInt8>, Int) {
-        let payload = JSONTape.payload(word)
-        if JSONTape.tag(word) == JSONTape.string {
-            // SAFETY: the content is followed by its closing quote within the input.
-            return (base + payload, JSONStrings.rawLength(base + payload, limit: count &- payload))
-        }
-        // SAFETY: the side buffer holds a length word then that many bytes at payload.
-        let length = Int(UnsafeRawPointer(storage.strings + payload).loadUnaligned(as: UInt32.self))
-        return (UnsafePointer(storage.strings + payload + 4), length)
-    }
-
-    /// A 32-bit hash of a name's length and its first and last eight bytes (all of a name up to
-    /// 16 bytes); equal names hash alike, and the bytes are compared before anything is removed.
-    /// - Parameter readable: how many bytes from `pointer` may be read (at least `length`).
-    @inline(__always)
-    static func hash(_ pointer: UnsafePointer<UInt8>, _ length: Int, readable: Int) -> UInt32 {
-        var first: UInt64 = 0
-        var last: UInt64 = 0
-        if length >= 8 {
-            // SAFETY: length >= 8 bytes are readable at pointer.
-            first = UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self)
-            last = UnsafeRawPointer(pointer + (length &- 8)).loadUnaligned(as: UInt64.self)
-        } else if readable >= 8 {
-            // SAFETY: 8 bytes are readable; the bytes past the name are masked off.
-            first = UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
-                & ((1 &<< UInt64(length &* 8)) &- 1)
-        } else {
-            var i = 0
-            while i < length {
-                // SAFETY: i < length.
-                first |= UInt64(pointer[i]) &<< UInt64(i &* 8)
-                i &+= 1
-            }
-        }
-        var h = (first ^ UInt64(length)) &* 0x9E37_79B9_7F4A_7C15
-        h = (h ^ last ^ (h &>> 29)) &* 0xC2B2_AE3D_27D4_EB4F
-        return UInt32(truncatingIfNeeded: h &>> 32)
-    }
-
-    @inline(__always)
-    private mutating func pushName(_ name: Name, in top: inout Frame) {
-        if nameCount == nameCapacity { growNames() }
-        var name = name
-        if top.table != nil {
-            name.previous = top.table![name.hash] ?? -1
-            top.table![name.hash] = Int32(truncatingIfNeeded: nameCount)
-        }
-        // SAFETY: nameCount < nameCapacity.
-        names[nameCount] = name
-        nameCount &+= 1
-        if top.table == nil && nameCount &- top.nameStart > 32 { buildTable(&top) }
-    }
-
-    /// Drops the last name (its member's value was a null being removed) and its tape word.
-    @inline(__always)
-    private mutating func popName(_ top: inout Frame) {
-        nameCount &-= 1
-        tapeCount &-= 1
-        if top.table != nil {
-            // SAFETY: nameCount is the index of the name just popped.
-            let name = names[nameCount]
-            if name.previous >= 0 { top.table![name.hash] = name.previous } else { top.table![name.hash] = nil }
-        }
-    }
-
-    private mutating func buildTable(_ top: inout Frame) {
-        var table: [UInt32: Int32] = [:]
-        var i = top.nameStart
-        while i < nameCount {
-            // SAFETY: i < nameCount.
-            names[i].previous = table[names[i].hash] ?? -1
-            table[names[i].hash] = Int32(truncatingIfNeeded: i)
-            i &+= 1
-        }
-        top.table = table
-    }
-
-    /// Finds the live earlier member with the same name, if any, and removes it.
-    @inline(never)
-    private mutating func removeEarlierMember(named pointer: UnsafePointer<UInt8>, _ length: Int, hash: UInt32, in top: inout Frame) {
-        var i: Int
-        if let table = top.table {
-            i = Int(table[hash] ?? -1)
-        } else {
-            i = nameCount &- 1
-        }
-        while i >= top.nameStart {
-            // SAFETY: nameStart <= i < nameCount.
-            let name = names[i]
-            if name.hash == hash && name.index & 0x8000_0000 == 0 {
-                let (other, otherLength) = nameBytes(tape[Int(name.index)])
-                if otherLength == length && JSONStrings.equal(other, pointer, length) {
-                    // The member spans from its name to the next name (or the new one).
-                    let end = i &+ 1 < nameCount ? Int(names[i &+ 1].index & 0x7FFF_FFFF) : tapeCount &- 1
-                    tape[Int(name.index)] = JSONTape.word(JSONTape.removed, end &- Int(name.index))
-                    names[i].index |= 0x8000_0000
-                    return
-                }
-            }
-            i = top.table != nil ? Int(name.previous) : i &- 1
-        }
-    }
-
-    @inline(never)
-    private mutating func growNames() {
-        let capacity = nameCapacity &* 2
-        let fresh = UnsafeMutablePointer<Name>.allocate(capacity: capacity)
-        // SAFETY: the first nameCount entries are initialised (a trivial type); fresh has room.
-        fresh.update(from: names, count: nameCount)
-        names.deallocate()
-        names = fresh
-        nameCapacity = capacity
     }
 
     // MARK: The tape bound

@@ -80,23 +80,37 @@ struct JSONTapeReader {
                 return body(UnsafeBufferPointer(start: out + (16 &- n), count: n))
             }
         }
-        var scanner = JSONScanner(base: base, count: count)
-        scanner.position = payload
-        // The text was validated when the tape was built; scanning it again only finds its end.
-        let end = (try? scanner.scanNumberFast().upperBound) ?? payload
+        // The text was validated when the tape was built; only its end is looked for.
+        let end = numberEnd(from: payload)
         return body(UnsafeBufferPointer(start: base + payload, count: end &- payload))
     }
 
     /// The number of a number word.
     @inline(__always)
     func number(_ word: UInt32) -> JSONNumber {
-        if JSONTape.tag(word) == JSONTape.integer { return JSONNumber(JSONTape.payload(word)) }
         let payload = JSONTape.payload(word)
-        var scanner = JSONScanner(base: base, count: count)
-        scanner.position = payload
-        let end = (try? scanner.scanNumberFast().upperBound) ?? payload
+        if JSONTape.tag(word) == JSONTape.integer { return JSONNumber(smallInteger: payload) }
+        let end = numberEnd(from: payload)
         // SAFETY: payload..<end lies within the input.
         return JSONNumber(uncheckedBytes: base + payload, count: end &- payload, available: count &- payload)
+    }
+
+    /// The end of the number text (validated when the tape was built) starting at `start`: the
+    /// first byte that is not a digit, `.`, `e`, `E`, `+` or `-`.
+    @inline(__always)
+    func numberEnd(from start: Int) -> Int {
+        var i = start
+        while i < count {
+            // SAFETY: i < count.
+            let byte = base[i]
+            if byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") {
+                i &+= 1
+            } else {
+                break
+            }
+        }
+        return i
     }
 
     /// The number of elements or live members of the container at `index`.
@@ -132,83 +146,6 @@ struct JSONTapeReader {
                 return i &+ 1
             }
             i = after(i &+ 1)
-        }
-    }
-
-    // MARK: Conversion to a tree
-
-    /// The value at `index` as an owned `JSONValue` tree (built without recursion).
-    func jsonValue(at index: Int) -> JSONValue {
-        struct Frame {
-            var isObject: Bool
-            var next: Int
-            var end: Int
-            var elements: [JSONValue]
-            var members: [JSONObject.Member]
-            var pendingName: String
-        }
-        var stack: [Frame] = []
-        var i = index
-        while true {
-            var value: JSONValue
-            let word = tape[i]
-            switch JSONTape.tag(word) {
-            case JSONTape.literal:
-                value = word == JSONTape.null ? .null : .bool(word == JSONTape.trueWord)
-                i &+= 1
-            case JSONTape.number, JSONTape.integer:
-                value = .number(number(word))
-                i &+= 1
-            case JSONTape.string, JSONTape.escaped:
-                value = .string(string(word))
-                i &+= 1
-            default:
-                let isObject = JSONTape.tag(word) == JSONTape.object
-                let end = JSONTape.payload(word)
-                if end == i &+ 1 {
-                    value = isObject ? .object(JSONObject()) : .array([])
-                    i = end
-                } else {
-                    var frame = Frame(isObject: isObject, next: i &+ 1, end: end, elements: [], members: [], pendingName: "")
-                    // Exact capacity (a walk over the children, skipping their subtrees): one
-                    // allocation per container, not one per doubling.
-                    if isObject { frame.members.reserveCapacity(childCount(i)) } else { frame.elements.reserveCapacity(childCount(i)) }
-                    if isObject {
-                        frame.next = liveMember(from: i &+ 1, end: end)
-                        if frame.next >= end {
-                            value = .object(JSONObject())
-                            i = end
-                            break
-                        }
-                        frame.pendingName = string(tape[frame.next])
-                        frame.next &+= 1
-                    }
-                    i = frame.next
-                    stack.append(frame)
-                    continue
-                }
-            }
-            // Hand the value to the open containers, closing those that are complete.
-            while true {
-                guard !stack.isEmpty else { return value }
-                let last = stack.count &- 1
-                if stack[last].isObject {
-                    stack[last].members.append(JSONObject.Member(key: stack[last].pendingName, value: value))
-                    let next = liveMember(from: i, end: stack[last].end)
-                    if next < stack[last].end {
-                        stack[last].pendingName = string(tape[next])
-                        i = next &+ 1
-                        break
-                    }
-                    value = .object(JSONObject(stack[last].members))
-                    i = stack[last].end
-                } else {
-                    stack[last].elements.append(value)
-                    if i < stack[last].end { break }
-                    value = .array(JSONArray(stack[last].elements))
-                }
-                stack.removeLast()
-            }
         }
     }
 }

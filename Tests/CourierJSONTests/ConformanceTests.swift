@@ -1,7 +1,8 @@
 // JSONTestSuite (github.com/nst/JSONTestSuite) test_parsing: every y_ file accepted, every n_
 // file rejected, every i_ file decided as recorded below (and in docs/json.md). The data is not
 // in the repository: it is read from ../shared/data/JSONTestSuite/test_parsing beside the package
-// root, and the tests show as skipped when that folder does not exist.
+// root (or from $COURIER_JSONTESTSUITE), and the tests show as skipped when that folder does not
+// exist.
 //
 // Reading files needs Foundation; tests may import it (Sources/ may not).
 
@@ -9,7 +10,9 @@ import Foundation
 import Testing
 @testable import CourierJSON
 
-private let suiteDirectory: URL = URL(fileURLWithPath: #filePath)
+/// COURIER_JSONTESTSUITE names the folder when the checkout is elsewhere (a worktree).
+private let suiteDirectory: URL = ProcessInfo.processInfo.environment["COURIER_JSONTESTSUITE"].map { URL(fileURLWithPath: $0) }
+    ?? URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()  // CourierJSONTests
     .deletingLastPathComponent()  // Tests
     .deletingLastPathComponent()  // package root

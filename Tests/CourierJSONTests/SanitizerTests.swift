@@ -166,3 +166,16 @@ private func referenceSanitize(_ value: JSONValue) -> JSONValue {
         checkAllWays(bytes)
     }
 }
+
+@Test func repeatedNamesInLargeObjectsAndWithEscapes() throws {
+    // More than 32 names (the name set's table), repeats raw and escaped, with and without null.
+    var members = (0..<40).map { #""k\#($0)":\#($0)"# }
+    members += [#""k5":null"#, #""\u006b7":"x""#, #""k39":[null]"#, #""k7":{"k7":null}"#, #""k\u0031":1,"k1":null"#]
+    let text = "{" + members.joined(separator: ",") + "}"
+    let expected = "{" + (0..<40).filter { ![1, 5, 7, 39].contains($0) }.map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
+        + #","k39":[],"k7":{}}"#
+    let sanitized = try JSONNullSanitizer().sanitize(Array(text.utf8))
+    #expect(String(decoding: sanitized, as: UTF8.self) == expected)
+    #expect(sanitized == JSONWriter.write(try JSONParser(removesNullValues: true).parse(text)))
+    #expect(sanitized == JSONWriter.write(JSONValue(try JSONDocument(parsing: text, options: .init(removesNullValues: true)).root)))
+}

@@ -14,6 +14,11 @@ extension FuzzChecks {
         let referenceSanitized = Result { () throws(JSONError) in try JSONReferenceParser(removesNullValues: true).parse(bytes) }
         let vectorSanitized = Result { () throws(JSONError) in try JSONParser(removesNullValues: true).parse(bytes) }
         require(vectorSanitized == referenceSanitized, "null-removing parsers disagree: \(vectorSanitized) vs \(referenceSanitized)")
+        // The tape with null removal (JSONTapeBuilder) against the tree built without a tape.
+        let sanitizedDocument = Result { () throws(JSONError) in
+            JSONValue(try JSONDocument(parsing: bytes, options: JSONDocument.Options(removesNullValues: true)).root)
+        }
+        require(sanitizedDocument == vectorSanitized, "null-removing document \(sanitizedDocument) disagrees with the tree \(vectorSanitized)")
         let document = Result { () throws(JSONError) in try JSONDocument(parsing: bytes) }
         switch (document, parsed) {
         case (.success(let document), .success(let value)):
