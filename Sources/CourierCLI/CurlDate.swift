@@ -14,6 +14,8 @@
 // "Sun/Nov/6/94/GMT" and "12 Sep 2004 15:05:58 -0700". Written dates are IMF-fixdate (RFC 9110
 // §5.6.7), as curl writes If-Modified-Since. Pure arithmetic: no clock, no time zone database.
 
+import CourierBytes
+
 enum CurlDate {
     private static let weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
     private static let weekdayNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
@@ -118,7 +120,7 @@ enum CurlDate {
         if second == -1 { hour = 0; minute = 0; second = 0 }
         guard day != -1, month != -1, year != -1 else { return nil }
         guard day <= 31, month >= 0, month <= 11, hour <= 23, minute <= 59, second <= 60 else { return nil }
-        let seconds = Int64(daysFromCivil(year: year, month: month + 1, day: day)) * 86400
+        let seconds = CivilDate.daysFromCivil(year: year, month: month + 1, day: day) * 86400
             + Int64(hour * 3600 + minute * 60 + second)
         return seconds + Int64(zone ?? 0)
     }
@@ -147,7 +149,7 @@ enum CurlDate {
         var days = seconds / 86400
         var rest = seconds % 86400
         if rest < 0 { rest += 86400; days -= 1 }
-        let (year, month, day) = civilFromDays(Int(days))
+        let (year, month, day) = CivilDate.civilFromDays(Int64(days))
         let weekday = ((Int(days) % 7) + 7 + 3) % 7  // 1970-01-01 was a Thursday (index 3 from Monday)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
         let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
@@ -155,28 +157,5 @@ enum CurlDate {
         var yearText = String(year)
         while yearText.count < 4 { yearText = " " + yearText }
         return "\(names[weekday]), \(two(day)) \(monthNames[month - 1]) \(yearText) \(two(Int(rest / 3600))):\(two(Int(rest % 3600 / 60))):\(two(Int(rest % 60))) GMT"
-    }
-
-    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146097 + dayOfEra - 719468
-    }
-
-    /// The date of a day since 1970-01-01.
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let dayOfEra = z - era * 146097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

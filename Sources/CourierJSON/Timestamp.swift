@@ -15,6 +15,8 @@
 
 /// A point in time: whole seconds since the Unix epoch (1970-01-01T00:00:00Z, leap seconds not
 /// counted) plus nanoseconds.
+import CourierBytes
+
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Whole seconds since 1970-01-01T00:00:00Z (negative before it).
     public var seconds: Int64
@@ -123,7 +125,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             return nil
         }
         guard i == bytes.count else { return nil }
-        let days = Timestamp.daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.daysFromCivil(year: year, month: month, day: day)
         // Local time minus the offset is UTC: 03:04+01:00 is 02:04Z.
         let total = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
         self.init(seconds: total, nanoseconds: Int32(nanos))
@@ -140,7 +142,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             days -= 1
             secondOfDay += 86_400
         }
-        let (year, month, day) = Timestamp.civilFromDays(days)
+        let (year, month, day) = CivilDate.civilFromDays(days)
         guard (0...9999).contains(year) else { return nil }
         var text = ""
         func pad(_ value: Int, _ width: Int) {
@@ -175,31 +177,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    /// Days since 1970-01-01 of a civil date.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let shiftedMonth = Int64(month > 2 ? month - 3 : month + 9)
-        let dayOfYear = (153 * shiftedMonth + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The civil date of a day count since 1970-01-01.
-    static func civilFromDays(_ days: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
     }
 }
 
