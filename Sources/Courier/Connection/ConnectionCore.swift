@@ -818,7 +818,11 @@ final class ConnectionCore: @unchecked Sendable {
         let count = slice.readableBytes
         guard count > 0 else { return }
         pendingBytes += count
-        if count <= ConnectionCore.coalesceBelow, let last = pending.last, last.readableBytes <= ConnectionCore.coalesceBelow || lastIsCoalesced {
+        // No binding of the last slice is held across the append below: a second reference to its
+        // storage would make the in-place write copy the whole coalescing buffer (copy on write)
+        // for every tiny chunk.
+        if count <= ConnectionCore.coalesceBelow, let lastCount = pending.last?.readableBytes,
+           lastCount <= ConnectionCore.coalesceBelow || lastIsCoalesced {
             // A second small slice in a row: copy them together (a lone small slice, such as a
             // small response's whole body, stays zero copy).
             if lastIsCoalesced, pending[pending.count - 1].writableBytes >= count {
@@ -827,8 +831,7 @@ final class ConnectionCore: @unchecked Sendable {
             }
             var own = ByteBuffer(capacity: ConnectionCore.coalescedCapacity)
             if !lastIsCoalesced {
-                own.writeBuffer(last)
-                pending.removeLast()
+                own.writeBuffer(pending.removeLast())
             }
             own.writeBuffer(slice)
             pending.append(own)
