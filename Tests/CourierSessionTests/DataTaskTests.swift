@@ -93,6 +93,23 @@ extension SessionTests {
             }
         }
 
+        /// The observer has every head when `response()` returns (the CLI prints `-I`/`-i` heads
+        /// from its observer at that moment; the event used to arrive a moment later at times).
+        @Test func theObserverHasTheHeadWhenTheStreamResponseReturns() async throws {
+            try await withServer { server in
+                let session = makeSession()
+                for round in 0..<300 {
+                    let heads = Recorder<Int>()
+                    let task = session.streamTask(with: server.request("/bytes/10"))
+                    task.setObserver { event in if case .responseHead(let info) = event { heads.append(info.status) } }
+                    let response = try await task.response()
+                    #expect(heads.all == [200], "round \(round)")
+                    _ = try await response.body.collect()
+                }
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
         @Test func aStreamConsumerThatStopsEarlyCancelsTheTransfer() async throws {
             try await withServer { server in
                 let session = makeSession()

@@ -61,6 +61,22 @@ extension SessionTests {
             }
         }
 
+        /// Over TLS a file is read (on the blocking-I/O thread) and encrypted, not sent with
+        /// sendfile (multipart file parts take the same path): the bytes arrive whole.
+        @Test func fromFileOverTLS() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { removeTree(directory) }
+            let size = 3_000_000
+            let path = directory + "/upload.bin"
+            writeFile(path, pattern(size))
+            try await withServer(.init(tls: TestTLS.server)) { server in
+                let session = makeSession { $0.tls = TestTLS.client }
+                let body = try await session.uploadTask(with: server.request(.put, "/upload"), from: .file(path: path)).value()
+                #expect(body.readableString == #"{"received":\#(size)}"#)
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
         @Test func aMissingFileFailsBeforeAnythingIsSent() async throws {
             try await withServer { server in
                 let session = makeSession()
