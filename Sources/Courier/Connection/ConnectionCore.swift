@@ -36,59 +36,18 @@
 // timers and fails the waiters; every later operation rethrows the same error (design §6). A
 // response head and body bytes decoded before the failure are still handed over first (a body cut
 // short reports its error after the bytes that did arrive).
+//
+// The class is split by concern across files: this one holds the state, set-up, the response
+// side, reading, timers and closing; ConnectionCore+Sending.swift the request side (heads, bodies,
+// files, early responses); ConnectionCore+Splice.swift lending a body's socket for splice(2);
+// ConnectionTypes.swift the values handed between the core and its callers. Members are internal
+// (not private) for those extensions; only the Connection folder uses the core.
 
 import CourierBytes
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
 import Synchronization
-
-/// The parts of a final response head a caller gets (owned copies).
-struct HTTP1ResponseHead: Sendable {
-    var status: Int
-    var version: HTTPVersion
-    var reason: String
-    var headers: HTTPHeaders
-}
-
-/// Body bytes handed over in one pull: everything decoded so far, in order.
-struct BodyBatch: Sendable {
-    /// The first slice (nil when there are none).
-    var first: ByteBuffer?
-    /// The slices after the first (an empty array allocates nothing).
-    var rest: [ByteBuffer] = []
-    /// Whether the body ended after these slices.
-    var ended: Bool
-
-    static let end = BodyBatch(first: nil, ended: true)
-}
-
-/// The final head of a response, with the body bytes decoded together with it.
-struct ResponseStart: Sendable {
-    var head: HTTP1ResponseHead
-    /// Identifies the exchange, so a body iterator of an earlier response cannot read a later one.
-    var exchange: Int
-    var body: BodyBatch
-}
-
-/// The rest of a response body lent out to be spliced into a file: the socket leaves the loop
-/// until the loan is returned.
-struct BodyLoan: @unchecked Sendable {
-    // @unchecked: the socket is used by exactly one thread at a time — the loop before the loan
-    // and after its return, the splicing thread in between (the loop deregisters it first).
-    let socket: Socket
-    /// Body bytes decoded before the loan, to be written first.
-    let decoded: BodyBatch
-    /// The body bytes still on the wire.
-    let remaining: UInt64
-}
-
-/// What a loop-side operation did: finished now, or needs a waiter.
-enum Readiness<Value: Sendable> {
-    case ready(Value)
-    case failed(ConnectionError)
-    case wait
-}
 
 final class ConnectionCore: @unchecked Sendable {
     let loop: EventLoop
@@ -99,64 +58,64 @@ final class ConnectionCore: @unchecked Sendable {
     /// own: the peer closed it, reset it, or sent bytes nobody asked for.
     var onIdleClose: (@Sendable () -> Void)?
 
-    private var socket: Socket?
-    private var registration: EventLoop.Registration?
-    private var interest: EventLoop.Interest = []
-    private(set) var tls: TLSConnection?
-    private var machine: HTTP1ClientStateMachine
+    var socket: Socket?
+    var registration: EventLoop.Registration?
+    var interest: EventLoop.Interest = []
+    var tls: TLSConnection?
+    var machine: HTTP1ClientStateMachine
     /// Ciphertext read but not consumed by the engine (records after the handshake's last message
     /// or after close_notify); empty almost always, so an idle connection holds no buffer.
-    private var cipherLeftover = ByteBuffer()
-    private var output = GatherList()
-    private var failure: ConnectionError?
-    private var peerEOF = false
+    var cipherLeftover = ByteBuffer()
+    var output = GatherList()
+    var failure: ConnectionError?
+    var peerEOF = false
     /// The next read's size (adaptive, between the pool's smallest class and `options.readSize`).
-    private var readSize: Int
+    var readSize: Int
 
-    private var handshakeWaiter: LoopPromise<Void>?
-    private var writeWaiter: UnsafeContinuation<Void, any Error>?
-    private var headWaiter: UnsafeContinuation<ResponseStart, any Error>?
-    private var bodyWaiter: UnsafeContinuation<BodyBatch, any Error>?
+    var handshakeWaiter: LoopPromise<Void>?
+    var writeWaiter: UnsafeContinuation<Void, any Error>?
+    var headWaiter: UnsafeContinuation<ResponseStart, any Error>?
+    var bodyWaiter: UnsafeContinuation<BodyBatch, any Error>?
     /// A file range being sent with sendfile(2) after `output` drains (plain connections only).
-    private var pendingFile: (file: File, offset: Int64, remaining: Int)?
+    var pendingFile: (file: File, offset: Int64, remaining: Int)?
 
-    private var lastActivity = Instant.now()
-    private var idleTimer: EventLoop.Timer?
-    private var deadlineTimer: EventLoop.Timer?
-    private var handshakeTimer: EventLoop.Timer?
+    var lastActivity = Instant.now()
+    var idleTimer: EventLoop.Timer?
+    var deadlineTimer: EventLoop.Timer?
+    var handshakeTimer: EventLoop.Timer?
 
     // The exchange in progress. The protocol's state (framing, Content-Length accounting, the
     // keep-alive decision) is the machine's; what is kept here is the caller's side of it.
-    private var exchangeActive = false
+    var exchangeActive = false
     /// Counts exchanges, so a body iterator of an earlier response cannot read a later one.
-    private(set) var exchangeNumber = 0
+    var exchangeNumber = 0
     /// The caller declared a body and has not called `finishBody` yet (the API's contract; the
     /// machine may consider the request complete before that).
-    private var bodyAwaitingFinish = false
+    var bodyAwaitingFinish = false
     /// The upload was stopped by an early response (`stopSending`): nothing more is sent, and the
     /// connection closes after the response.
-    private var uploadStopped = false
+    var uploadStopped = false
     /// The connection failed while no exchange was in progress (closed or poisoned in the pool):
     /// a request on it was never sent, which the pool's retry rule must know.
-    private var failedWhileIdle = false
+    var failedWhileIdle = false
     /// The socket is lent out for splicing: the loop neither watches nor closes it meanwhile.
-    private var socketLent = false
+    var socketLent = false
 
     // The exchange in progress (response side).
     /// The final head, decoded and not yet taken by `receiveHead`.
-    private var decodedHead: HTTP1ResponseHead?
-    private var headTaken = false
-    private var responseFraming: BodyFraming?
+    var decodedHead: HTTP1ResponseHead?
+    var headTaken = false
+    var responseFraming: BodyFraming?
     /// Decoded body slices nobody has taken yet, and their size.
-    private var pending: [ByteBuffer] = []
-    private var pendingBytes = 0
+    var pending: [ByteBuffer] = []
+    var pendingBytes = 0
     /// Whether the last pending slice is a buffer of our own that small slices are copied into.
-    private var lastIsCoalesced = false
+    var lastIsCoalesced = false
     /// The end of the body was decoded (`endKeepAlive` is the machine's verdict); `endDelivered`:
     /// the consumer has been handed it.
-    private var bodyEnded = false
-    private var endKeepAlive = false
-    private var endDelivered = false
+    var bodyEnded = false
+    var endKeepAlive = false
+    var endDelivered = false
 
     init(loop: EventLoop, socket: Socket, tls: TLSConnection?, options: HTTP1ConnectionOptions) {
         LiveObjects.created(.connectionCore)
@@ -200,7 +159,7 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Advances the handshake with `received` (read in place by the engine).
-    private func driveHandshake(_ received: inout ByteBuffer) {
+    func driveHandshake(_ received: inout ByteBuffer) {
         guard let tls, handshakeWaiter != nil else { return }
         do {
             while true {
@@ -239,192 +198,12 @@ final class ConnectionCore: @unchecked Sendable {
         updateInterest()
     }
 
-    // MARK: Requests
-
-    /// Sends a request head: `.ready` when it is in the kernel, `.wait` when part of it is queued.
-    func sendHead(_ head: EncodedHead, info: HTTP1ClientStateMachine.RequestInfo) -> Readiness<Void> {
-        if failedWhileIdle && exchangeNumber > 0 {
-            // A reused connection the server closed (or poisoned) while it idled: the request was
-            // never sent, which the pool's retry rule must know. A fresh connection that failed
-            // before its first request (a TLS 1.3 server refusing a missing client certificate
-            // after the handshake) reports what happened.
-            return .failed(ConnectionError(.notReusable, "the server closed the connection"))
-        }
-        if let failure { return .failed(failure) }
-        if socket == nil || peerEOF {
-            return .failed(ConnectionError(.notReusable, "the server closed the connection"))
-        }
-        guard !exchangeActive, writeWaiter == nil, headWaiter == nil, bodyWaiter == nil, machine.isReusable,
-              tls?.isHandshakeComplete != false else {
-            return .failed(ConnectionError(.notReusable, "the connection cannot send a request now"))
-        }
-        do {
-            try machine.sendHead(info, framing: head.framing)
-        } catch {
-            fail(.from(parser: error))
-            return .failed(failure!)
-        }
-        reusable.store(false, ordering: .releasing)
-        exchangeActive = true
-        exchangeNumber += 1
-        decodedHead = nil
-        headTaken = false
-        responseFraming = nil
-        pending.removeAll(keepingCapacity: true)
-        pendingBytes = 0
-        lastIsCoalesced = false
-        bodyEnded = false
-        endKeepAlive = false
-        endDelivered = false
-        bodyAwaitingFinish = machine.isSendingBody
-        uploadStopped = false
-        if let total = options.totalTimeout { armDeadline(after: total) }
-        guard enqueue(head.bytes) else { return .failed(failure!) }
-        let readiness = startWrite()
-        // The response is read (ahead) from now on, while the request body is still being sent.
-        updateInterest()
-        return readiness
-    }
-
-    /// Queues one piece of the request body, framed by the machine.
-    func writeBody(_ buffer: ByteBuffer) -> Readiness<Void> {
-        if let failure { return .failed(earlyResponseError ?? failure) }
-        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
-        guard bodyAwaitingFinish, writeWaiter == nil else {
-            return .failed(ConnectionError(bodyAwaitingFinish ? .notReusable : .invalidRequest,
-                                           bodyAwaitingFinish ? "a write is already in progress" : "no request body is open"))
-        }
-        var list = GatherList()
-        do {
-            try machine.sendBody(buffer, into: &list)
-        } catch {
-            return .failed(ConnectionError.invalidBody(error))
-        }
-        guard enqueue(list) else { return .failed(failure!) }
-        return startWrite()
-    }
-
-    /// Queues a range of a file as the next piece of a Content-Length body, sent with sendfile(2):
-    /// the bytes go from the page cache to the socket without entering this process (design §3).
-    /// Plain connections only; TLS must encrypt, so its callers read the file instead.
-    func writeFile(_ file: File, offset: Int64, count: Int) -> Readiness<Void> {
-        if let failure { return .failed(earlyResponseError ?? failure) }
-        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
-        guard tls == nil, bodyAwaitingFinish, writeWaiter == nil else {
-            return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
-        }
-        do {
-            try machine.sendBody(writtenElsewhere: UInt64(count))
-        } catch {
-            if error.code == .noRequestBody {
-                return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
-            }
-            return .failed(ConnectionError.invalidBody(error))
-        }
-        if count > 0 { pendingFile = (file, offset, count) }
-        return startWrite()
-    }
-
-    /// Ends the request body (the last chunk for chunked bodies).
-    func finishBody(trailers: HTTPHeaders) -> Readiness<Void> {
-        if let failure { return .failed(earlyResponseError ?? failure) }
-        if uploadStopped { return .failed(ConnectionError(.earlyResponse, "the upload was stopped by an early response")) }
-        guard bodyAwaitingFinish, writeWaiter == nil else {
-            return .failed(ConnectionError(.invalidRequest, "no request body is open"))
-        }
-        var list = GatherList()
-        do {
-            try machine.sendEnd(trailers: trailers, into: &list)
-        } catch {
-            return .failed(ConnectionError.invalidBody(error))
-        }
-        bodyAwaitingFinish = false
-        if bodyEnded {
-            // The response is complete already: if it ended before the body did (an early
-            // response), the machine said keepAlive false and the last chunk is not sent.
-            completeExchangeIfDone()
-            return .ready(())
-        }
-        guard enqueue(list) else { return .failed(failure!) }
-        return startWrite()
-    }
-
-    /// Queues plaintext for the wire, encrypting it first on TLS connections.
-    /// - Returns: false when TLS failed (the connection is failed).
-    private func enqueue(_ list: GatherList) -> Bool {
-        guard !list.isEmpty else { return true }
-        guard let tls else {
-            output.append(contentsOf: list)
-            return true
-        }
-        do {
-            try tls.writePlaintext(list)
-        } catch {
-            fail(.from(tls: error))
-            return false
-        }
-        if tls.hasPendingCiphertext { output.append(.buffer(tls.pendingCiphertext())) }
-        return true
-    }
-
-    /// Writes what is queued; `.wait` when the kernel did not take all of it.
-    private func startWrite() -> Readiness<Void> {
-        touch()
-        flush()
-        if let failure { return .failed(failure) }
-        if output.isEmpty && pendingFile == nil { return .ready(()) }
-        updateInterest()
-        return .wait
-    }
-
-    /// Waits for queued request bytes to reach the kernel.
-    func waitForWrite(_ continuation: UnsafeContinuation<Void, any Error>) {
-        if let failure { continuation.resume(throwing: earlyResponseError ?? failure); return }
-        if output.isEmpty && pendingFile == nil { continuation.resume(); return }
-        if responseEndsUpload {
-            continuation.resume(throwing: stopSending())
-            return
-        }
-        writeWaiter = continuation
-        armIdle()
-    }
-
-    /// Whether a final response head arrived while the request body is still being sent and the
-    /// server is not going to take the rest: a status of 300 or more (curl stops sending then
-    /// too: an early 413 or 401) or a response that closes the connection. A 2xx that keeps the
-    /// connection (nginx answers 204 before it reads an upload, then discards the body) lets the
-    /// upload go on.
-    private var responseEndsUpload: Bool {
-        guard exchangeActive, bodyAwaitingFinish || !output.isEmpty || pendingFile != nil,
-              let head = decodedHead else { return false }
-        return head.status >= 300 || !machine.responseAllowsPersistence
-    }
-
-    /// The error a writer gets once a final response arrived during the upload: the response is
-    /// there to be read, whatever happened to the write.
-    private var earlyResponseError: ConnectionError? {
-        guard exchangeActive, machine.isSendingBody || bodyAwaitingFinish, let head = decodedHead else { return nil }
-        return ConnectionError(.earlyResponse, "the server answered \(head.status) before the request body was sent")
-    }
-
-    /// Stops the upload for good: the bytes still queued are dropped, the body is over for this
-    /// side, and the connection closes after the response (its request cannot be framed now).
-    private func stopSending() -> ConnectionError {
-        let error = earlyResponseError ?? ConnectionError(.earlyResponse, "the server answered before the request body was sent")
-        output = GatherList()
-        pendingFile = nil
-        bodyAwaitingFinish = false
-        uploadStopped = true
-        updateInterest()
-        return error
-    }
-
     // MARK: Responses
 
     /// Whether `receiveHead` hands over the body decoded with the head (a caller off the loop
     /// saves a hop by getting it at once) or leaves it for the first pull (a caller on the loop
     /// pulls it at no cost, and the response needs no box to hold it).
-    private var handsBodyWithHead = true
+    var handsBodyWithHead = true
 
     /// The final response head (interim responses are skipped), with the body decoded with it
     /// unless `bodyWithHead` is false.
@@ -487,7 +266,7 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Hands over the pending slices (and the end, when it was decoded).
-    private func takePending() -> BodyBatch {
+    func takePending() -> BodyBatch {
         var batch = BodyBatch(first: nil, ended: bodyEnded)
         if !pending.isEmpty {
             batch.first = pending[0]
@@ -505,64 +284,11 @@ final class ConnectionCore: @unchecked Sendable {
         return batch
     }
 
-    // MARK: Splicing a body into a file
-
-    /// Lends the rest of the response body of `exchange` for splicing, when it can be: a plain
-    /// connection, a Content-Length body with bytes still on the wire and none of them buffered,
-    /// nobody waiting. The body decoded so far comes with the loan; the socket is deregistered
-    /// from the loop until `returnLoan`.
-    func lendBody(exchange: Int) -> BodyLoan? {
-        guard exchange == exchangeNumber, headTaken, !endDelivered, !bodyEnded, tls == nil, failure == nil, !peerEOF,
-              !socketLent, let socket, bodyWaiter == nil, let remaining = machine.bodyBytesRemainingOnTheWire, remaining > 0 else {
-            return nil
-        }
-        let decoded = takePending()
-        if let registration { loop.deregister(registration) }
-        registration = nil
-        interest = []
-        socketLent = true
-        return BodyLoan(socket: socket, decoded: decoded, remaining: remaining)
-    }
-
-    /// Takes the socket back after a splice that moved `moved` body bytes: the machine accounts
-    /// for them (the end of the body follows when they were the last), or the connection fails
-    /// with `error` (a splice that stopped early leaves the framing unknowable).
-    func returnLoan(moved: UInt64, endOfStream: Bool, error: ConnectionError?) {
-        precondition(socketLent, "returnLoan without a loan")
-        socketLent = false
-        if failure != nil {
-            // Failed while lent (a deadline): the close was left for now.
-            closeTransport(graceful: false)
-            deliver()
-            return
-        }
-        if let error {
-            fail(error)
-            return
-        }
-        machine.receivedBodyElsewhere(moved)
-        do {
-            if let socket {
-                registration = try loop.register(socket, interest: []) { [unowned self] events in handle(events) }
-            }
-        } catch {
-            fail(.from(io: error, writing: false))
-            return
-        }
-        if endOfStream {
-            peerEOF = true
-            try? machine.connectionClosed()
-        }
-        decode()
-        deliver()
-        updateInterest()
-    }
-
     // MARK: Receiving
 
     /// After the end of the response was handed over and the request body is done: the exchange
     /// is over, and the connection is reusable or closed.
-    private func completeExchangeIfDone() {
+    func completeExchangeIfDone() {
         guard exchangeActive, endDelivered, !bodyAwaitingFinish else { return }
         exchangeActive = false
         cancelDeadline()
@@ -576,7 +302,7 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Whether the loop should read now.
-    private var wantsToRead: Bool {
+    var wantsToRead: Bool {
         guard socket != nil, !peerEOF, failure == nil else { return false }
         if handshakeWaiter != nil { return true }
         if tls?.isHandshakeComplete == false { return false }
@@ -587,7 +313,7 @@ final class ConnectionCore: @unchecked Sendable {
         return limit > 0 && pendingBytes < limit
     }
 
-    private func handle(_ events: EventLoop.Events) {
+    func handle(_ events: EventLoop.Events) {
         if failure != nil || socket == nil { return }
         if events.contains(.writable) { flush() }
         if failure != nil || socket == nil { return }
@@ -596,7 +322,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Reads while there is something to read and room for it (a bounded number of reads per
     /// turn, so one busy connection does not starve the others), decoding as it goes.
-    private func readAvailable() {
+    func readAvailable() {
         var reads = 0
         while wantsToRead && reads < 8 {
             reads += 1
@@ -610,7 +336,7 @@ final class ConnectionCore: @unchecked Sendable {
     /// One read from the socket (through TLS when there is one) into a pooled buffer, handed to
     /// the state machine and decoded. Returns whether another read may find more (the read was
     /// filled, and nothing failed or ended).
-    private func readOnce() -> Bool {
+    func readOnce() -> Bool {
         guard let socket, !peerEOF else { return false }
         // An idle connection that fails tells its pool at once (no one is waiting to hear it).
         let wasIdle = !exchangeActive && failure == nil && handshakeWaiter == nil
@@ -746,7 +472,7 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Adapts the next read's size to how much the last read returned.
-    private func adapt(readSize n: Int) {
+    func adapt(readSize n: Int) {
         if n >= readSize && readSize < options.readSize {
             readSize = min(readSize * 2, options.readSize)
         } else if n < readSize / 4 && readSize > ReceiveBufferPool.smallestSize {
@@ -755,7 +481,7 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Decodes what the machine can from the bytes received: the head, body slices, the end.
-    private func decode() {
+    func decode() {
         do {
             while true {
                 switch try machine.nextEvent() {
@@ -796,7 +522,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Decodes what can still be decoded from the bytes already received before a failure is
     /// recorded, so the head and the body slices before the bad byte are handed over first.
-    private func decodeAfterFailure() {
+    func decodeAfterFailure() {
         guard exchangeActive else { return }
         while let event = try? machine.nextEvent() {
             switch event {
@@ -814,7 +540,7 @@ final class ConnectionCore: @unchecked Sendable {
     /// Adds a decoded body slice to the pending ones: small slices are copied into one buffer of
     /// our own (the chunks of a chunked body of tiny chunks become one slice), larger ones are kept
     /// as they are (zero copy).
-    private func appendPending(_ slice: ByteBuffer) {
+    func appendPending(_ slice: ByteBuffer) {
         let count = slice.readableBytes
         guard count > 0 else { return }
         pendingBytes += count
@@ -848,7 +574,7 @@ final class ConnectionCore: @unchecked Sendable {
     static let coalescedCapacity = 32 << 10
 
     /// Wakes the callers that can proceed now.
-    private func deliver() {
+    func deliver() {
         if let waiter = writeWaiter, responseEndsUpload {
             // The server answered and will not take the rest of the body: the blocked writer
             // stops, and its caller reads the response.
@@ -874,7 +600,7 @@ final class ConnectionCore: @unchecked Sendable {
         }
     }
 
-    private func flush() {
+    func flush() {
         guard let socket else { return }
         while !output.isEmpty {
             do {
@@ -918,7 +644,7 @@ final class ConnectionCore: @unchecked Sendable {
         updateInterest()
     }
 
-    private func updateInterest() {
+    func updateInterest() {
         guard let registration else { return }
         var wanted: EventLoop.Interest = []
         if wantsToRead { wanted.insert(.readable) }
@@ -934,16 +660,16 @@ final class ConnectionCore: @unchecked Sendable {
 
     // MARK: Timers
 
-    private func touch() { lastActivity = Instant.now() }
+    func touch() { lastActivity = Instant.now() }
 
-    private var waitingOnPeer: Bool { headWaiter != nil || bodyWaiter != nil || writeWaiter != nil || handshakeWaiter != nil }
+    var waitingOnPeer: Bool { headWaiter != nil || bodyWaiter != nil || writeWaiter != nil || handshakeWaiter != nil }
 
-    private func armIdle() {
+    func armIdle() {
         guard idleTimer == nil, failure == nil else { return }
         idleTimer = loop.scheduleTimer(at: lastActivity + options.idleTimeout) { [weak self] in self?.idleTimerFired() }
     }
 
-    private func idleTimerFired() {
+    func idleTimerFired() {
         idleTimer = nil
         guard failure == nil, waitingOnPeer else { return }
         if Instant.now() >= lastActivity + options.idleTimeout {
@@ -953,7 +679,7 @@ final class ConnectionCore: @unchecked Sendable {
         }
     }
 
-    private func armDeadline(after duration: Duration) {
+    func armDeadline(after duration: Duration) {
         cancelDeadline()
         deadlineTimer = loop.scheduleTimer(after: duration) { [weak self] in
             self?.deadlineTimer = nil
@@ -961,7 +687,7 @@ final class ConnectionCore: @unchecked Sendable {
         }
     }
 
-    private func cancelDeadline() {
+    func cancelDeadline() {
         if let deadlineTimer { _ = loop.cancelTimer(deadlineTimer) }
         deadlineTimer = nil
     }
@@ -1009,7 +735,7 @@ final class ConnectionCore: @unchecked Sendable {
         fail(ConnectionError(.cancelled, "the task was cancelled"))
     }
 
-    private func closeTransport(graceful: Bool) {
+    func closeTransport(graceful: Bool) {
         // A lent socket is being spliced on another thread: it closes when it comes back.
         guard let socket, !socketLent else { return }
         if graceful, let tls, tls.isHandshakeComplete, !peerEOF {

@@ -1,0 +1,190 @@
+// ConnectionCore's request side: the head, body pieces (framed by the state machine), file ranges
+// with sendfile(2), the end of the body, and an early response that stops an upload. Runs on the
+// loop, as everything in ConnectionCore (see its header).
+
+import CourierBytes
+import CourierHTTP1
+import CourierPosix
+import CourierTLS
+
+extension ConnectionCore {
+    // MARK: Requests
+
+    /// Sends a request head: `.ready` when it is in the kernel, `.wait` when part of it is queued.
+    func sendHead(_ head: EncodedHead, info: HTTP1ClientStateMachine.RequestInfo) -> Readiness<Void> {
+        if failedWhileIdle && exchangeNumber > 0 {
+            // A reused connection the server closed (or poisoned) while it idled: the request was
+            // never sent, which the pool's retry rule must know. A fresh connection that failed
+            // before its first request (a TLS 1.3 server refusing a missing client certificate
+            // after the handshake) reports what happened.
+            return .failed(ConnectionError(.notReusable, "the server closed the connection"))
+        }
+        if let failure { return .failed(failure) }
+        if socket == nil || peerEOF {
+            return .failed(ConnectionError(.notReusable, "the server closed the connection"))
+        }
+        guard !exchangeActive, writeWaiter == nil, headWaiter == nil, bodyWaiter == nil, machine.isReusable,
+              tls?.isHandshakeComplete != false else {
+            return .failed(ConnectionError(.notReusable, "the connection cannot send a request now"))
+        }
+        do {
+            try machine.sendHead(info, framing: head.framing)
+        } catch {
+            fail(.from(parser: error))
+            return .failed(failure!)
+        }
+        reusable.store(false, ordering: .releasing)
+        exchangeActive = true
+        exchangeNumber += 1
+        decodedHead = nil
+        headTaken = false
+        responseFraming = nil
+        pending.removeAll(keepingCapacity: true)
+        pendingBytes = 0
+        lastIsCoalesced = false
+        bodyEnded = false
+        endKeepAlive = false
+        endDelivered = false
+        bodyAwaitingFinish = machine.isSendingBody
+        uploadStopped = false
+        if let total = options.totalTimeout { armDeadline(after: total) }
+        guard enqueue(head.bytes) else { return .failed(failure!) }
+        let readiness = startWrite()
+        // The response is read (ahead) from now on, while the request body is still being sent.
+        updateInterest()
+        return readiness
+    }
+
+    /// Queues one piece of the request body, framed by the machine.
+    func writeBody(_ buffer: ByteBuffer) -> Readiness<Void> {
+        if let failure { return .failed(earlyResponseError ?? failure) }
+        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
+        guard bodyAwaitingFinish, writeWaiter == nil else {
+            return .failed(ConnectionError(bodyAwaitingFinish ? .notReusable : .invalidRequest,
+                                           bodyAwaitingFinish ? "a write is already in progress" : "no request body is open"))
+        }
+        var list = GatherList()
+        do {
+            try machine.sendBody(buffer, into: &list)
+        } catch {
+            return .failed(ConnectionError.invalidBody(error))
+        }
+        guard enqueue(list) else { return .failed(failure!) }
+        return startWrite()
+    }
+
+    /// Queues a range of a file as the next piece of a Content-Length body, sent with sendfile(2):
+    /// the bytes go from the page cache to the socket without entering this process (design §3).
+    /// Plain connections only; TLS must encrypt, so its callers read the file instead.
+    func writeFile(_ file: File, offset: Int64, count: Int) -> Readiness<Void> {
+        if let failure { return .failed(earlyResponseError ?? failure) }
+        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
+        guard tls == nil, bodyAwaitingFinish, writeWaiter == nil else {
+            return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
+        }
+        do {
+            try machine.sendBody(writtenElsewhere: UInt64(count))
+        } catch {
+            if error.code == .noRequestBody {
+                return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
+            }
+            return .failed(ConnectionError.invalidBody(error))
+        }
+        if count > 0 { pendingFile = (file, offset, count) }
+        return startWrite()
+    }
+
+    /// Ends the request body (the last chunk for chunked bodies).
+    func finishBody(trailers: HTTPHeaders) -> Readiness<Void> {
+        if let failure { return .failed(earlyResponseError ?? failure) }
+        if uploadStopped { return .failed(ConnectionError(.earlyResponse, "the upload was stopped by an early response")) }
+        guard bodyAwaitingFinish, writeWaiter == nil else {
+            return .failed(ConnectionError(.invalidRequest, "no request body is open"))
+        }
+        var list = GatherList()
+        do {
+            try machine.sendEnd(trailers: trailers, into: &list)
+        } catch {
+            return .failed(ConnectionError.invalidBody(error))
+        }
+        bodyAwaitingFinish = false
+        if bodyEnded {
+            // The response is complete already: if it ended before the body did (an early
+            // response), the machine said keepAlive false and the last chunk is not sent.
+            completeExchangeIfDone()
+            return .ready(())
+        }
+        guard enqueue(list) else { return .failed(failure!) }
+        return startWrite()
+    }
+
+    /// Queues plaintext for the wire, encrypting it first on TLS connections.
+    /// - Returns: false when TLS failed (the connection is failed).
+    func enqueue(_ list: GatherList) -> Bool {
+        guard !list.isEmpty else { return true }
+        guard let tls else {
+            output.append(contentsOf: list)
+            return true
+        }
+        do {
+            try tls.writePlaintext(list)
+        } catch {
+            fail(.from(tls: error))
+            return false
+        }
+        if tls.hasPendingCiphertext { output.append(.buffer(tls.pendingCiphertext())) }
+        return true
+    }
+
+    /// Writes what is queued; `.wait` when the kernel did not take all of it.
+    func startWrite() -> Readiness<Void> {
+        touch()
+        flush()
+        if let failure { return .failed(failure) }
+        if output.isEmpty && pendingFile == nil { return .ready(()) }
+        updateInterest()
+        return .wait
+    }
+
+    /// Waits for queued request bytes to reach the kernel.
+    func waitForWrite(_ continuation: UnsafeContinuation<Void, any Error>) {
+        if let failure { continuation.resume(throwing: earlyResponseError ?? failure); return }
+        if output.isEmpty && pendingFile == nil { continuation.resume(); return }
+        if responseEndsUpload {
+            continuation.resume(throwing: stopSending())
+            return
+        }
+        writeWaiter = continuation
+        armIdle()
+    }
+
+    /// Whether a final response head arrived while the request body is still being sent and the
+    /// server is not going to take the rest: a status of 300 or more (curl stops sending then
+    /// too: an early 413 or 401) or a response that closes the connection. A 2xx that keeps the
+    /// connection (nginx answers 204 before it reads an upload, then discards the body) lets the
+    /// upload go on.
+    var responseEndsUpload: Bool {
+        guard exchangeActive, bodyAwaitingFinish || !output.isEmpty || pendingFile != nil,
+              let head = decodedHead else { return false }
+        return head.status >= 300 || !machine.responseAllowsPersistence
+    }
+
+    /// The error a writer gets once a final response arrived during the upload: the response is
+    /// there to be read, whatever happened to the write.
+    var earlyResponseError: ConnectionError? {
+        guard exchangeActive, machine.isSendingBody || bodyAwaitingFinish, let head = decodedHead else { return nil }
+        return ConnectionError(.earlyResponse, "the server answered \(head.status) before the request body was sent")
+    }
+
+    /// Stops the upload for good: the bytes still queued are dropped, the body is over for this
+    /// side, and the connection closes after the response (its request cannot be framed now).
+    func stopSending() -> ConnectionError {
+        let error = earlyResponseError ?? ConnectionError(.earlyResponse, "the server answered before the request body was sent")
+        output = GatherList()
+        pendingFile = nil
+        bodyAwaitingFinish = false
+        uploadStopped = true
+        updateInterest()
+        return error
+    }
+}
