@@ -217,7 +217,8 @@ struct RequestBuilder {
             } else if let status = try? File.status(atPath: text) {
                 timeCondition = (name, CurlDate.format(status.modificationTime))
             } else {
-                printError("Warning: Illegal date format for -z, --time-cond (and not a file name). Disabling time condition. See curl_getdate(3) for valid date syntax.")
+                warn("Illegal date format for -z, --time-cond (and not a file name). Disabling time condition. See curl_getdate(3) for valid date syntax.",
+                     silent: options.global.silent)
             }
         }
 
@@ -251,14 +252,14 @@ struct RequestBuilder {
             deferredCredentials: deferred, userAgent: userAgent, accept: "*/*",
             acceptEncoding: options.compressed && options.continueAt == nil ? "gzip, deflate" : nil, referer: referer,
             acceptLanguage: RequestDefaults.acceptLanguage(preferredLanguages(environment: environment)),
-            range: options.range.map(RequestBuilder.normalizedRange), timeCondition: timeCondition, ifNoneMatch: ifNoneMatch,
+            range: options.range.map { RequestBuilder.normalizedRange($0, silent: options.global.silent) }, timeCondition: timeCondition, ifNoneMatch: ifNoneMatch,
             resumeUpload: options.continueAt == "-")
     }
 
     /// curl's -r: a range without "-" gets one appended.
-    static func normalizedRange(_ text: String) -> String {
+    static func normalizedRange(_ text: String, silent: Bool) -> String {
         if !text.isEmpty && text.utf8.allSatisfy(ASCII.isDigit) {
-            printError("Warning: A specified range MUST include at least one dash (-). Appending one for you!")
+            warn("A specified range MUST include at least one dash (-). Appending one for you!", silent: silent)
             return text + "-"
         }
         return text
@@ -733,6 +734,11 @@ func readInputFile(_ path: String) throws(CLIError) -> ByteBuffer {
     } catch {
         throw CLIError(26, "Failed to open/read local data from file/application: \(path): \(error)")
     }
+}
+
+/// A warning on stderr, as curl prints one ("Warning: ..."); -s hides it, as it hides curl's.
+func warn(_ text: String, silent: Bool) {
+    if !silent { printError("Warning: " + text) }
 }
 
 /// Text safe to print on one line: control bytes as \r, \n, \xHH.

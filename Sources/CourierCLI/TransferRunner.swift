@@ -307,8 +307,8 @@ struct TransferSettings: Sendable {
                 throw .usage("--tls-max 1.2 is below --tlsv1.3")
             }
         }
-        if let text = options.proto { protocols = TransferSettings.protocolSet(text) }
-        if let text = options.protoRedirect { redirectProtocols = TransferSettings.protocolSet(text) }
+        if let text = options.proto { protocols = TransferSettings.protocolSet(text, silent: options.global.silent) }
+        if let text = options.protoRedirect { redirectProtocols = TransferSettings.protocolSet(text, silent: options.global.silent) }
         if let scheme = options.protoDefault, !["http", "https"].contains(lowercasedASCII(scheme)) {
             throw CLIError(1, "Protocol \"\(printable(scheme))\" not supported or disabled in libcurl (--proto-default)")
         }
@@ -326,7 +326,7 @@ struct TransferSettings: Sendable {
     /// (deny) or "=" (only these); "all" is every scheme. Starts from every scheme; only http and
     /// https exist here, so the result is a subset of them. Unknown names are ignored, with
     /// curl's warning.
-    static func protocolSet(_ text: String) -> Set<String> {
+    static func protocolSet(_ text: String, silent: Bool) -> Set<String> {
         let all: Set<String> = ["http", "https"]
         var set = all
         for token in text.split(separator: ",") {
@@ -350,7 +350,7 @@ struct TransferSettings: Sendable {
                 // Schemes curl knows that courier does not have are simply never allowed.
                 let known = ["ftp", "ftps", "file", "scp", "sftp", "smb", "smbs", "telnet", "tftp", "dict", "gopher", "gophers",
                              "imap", "imaps", "ldap", "ldaps", "mqtt", "pop3", "pop3s", "rtmp", "rtsp", "smtp", "smtps", "ws", "wss"]
-                if !known.contains(scheme) { printError("Warning: unrecognized protocol '\(scheme)'") }
+                if !known.contains(scheme) { warn("unrecognized protocol '\(scheme)'", silent: silent) }
             }
         }
         return set
