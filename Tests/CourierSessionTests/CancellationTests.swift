@@ -106,11 +106,19 @@ extension SessionTests {
         }
 
         @Test func suspendThenResumeDuringTheBody() async throws {
-            try await withServer { server in
+            // The body pauses after its first 104,000 bytes so that the suspension lands in the
+            // middle of it however slowly progress handlers run (they run behind the transfer): a
+            // body sent in one go can be read whole before suspend() is called. (104,000 is a
+            // whole number of pattern periods, so the two writes make one pattern.)
+            let size = 8_000_000
+            let script: LoopbackScript = { _ in
+                [.text("HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\n\r\n"), .writePattern(count: 104_000), .pause(.seconds(2)),
+                 .writePattern(count: size - 104_000)]
+            }
+            try await withServer(scripted(["/slow": script])) { server in
                 let session = makeSession()
                 let log = EventLog(session)
-                let size = 8_000_000
-                let task = session.dataTask(with: server.request("/bytes/\(size)"))
+                let task = session.dataTask(with: server.request("/slow"))
                 let progress = Recorder<TransferProgress>()
                 task.setProgressHandler(upload: nil, download: { value in
                     progress.append(value)
