@@ -35,6 +35,9 @@ final class SessionStorage: Sendable {
     let configuration: SessionConfiguration
     let pool: ConnectionPool
     let resolver: Resolver?
+    /// The proxy configuration made concrete when the session was created (the environment is
+    /// read then, once).
+    let proxies: ProxySettings
     private struct State {
         var nextIdentifier = 0
         var tasks: [Int: TaskCore] = [:]
@@ -50,6 +53,7 @@ final class SessionStorage: Sendable {
     init(configuration: SessionConfiguration) {
         LiveObjects.created(.session)
         self.configuration = configuration
+        proxies = configuration.proxy.resolve()
         var resolver: Resolver?
         if !configuration.resolveOverrides.isEmpty || !configuration.connectTo.isEmpty || configuration.addressFamily != nil {
             var settings = Resolver.Configuration(overrides: configuration.resolveOverrides)

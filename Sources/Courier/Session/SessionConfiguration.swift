@@ -85,6 +85,10 @@ public struct SessionConfiguration: Sendable {
     /// and takes the Set-Cookie fields of every response head. Sessions share cookies only when
     /// given the same jar. Default none: no cookies are stored or sent (curl without `-b`/`-c`).
     public var cookieJar: CookieJar? = nil
+    /// The HTTP proxy requests go through (docs/proxy.md): none (the default), one proxy URL, or
+    /// the environment's `http_proxy`/`https_proxy`/`all_proxy`/`no_proxy` as curl reads them —
+    /// read once, when the session is created.
+    public var proxy: ProxyConfiguration = .none
     /// Parser limits for responses (head size, field count, interim responses).
     public var parserLimits: HTTP1ParserLimits = .default
     /// The most bytes of response heads one task accepts over its whole redirect chain (and
