@@ -132,6 +132,10 @@ final class NetworkTransfers: Sendable {
         parts.append(options.ipv4 ? "4" : options.ipv6 ? "6" : "")
         parts.append(options.protoRedirect ?? "")
         parts.append(options.happyEyeballsTimeout ?? "")
+        parts.append(options.unixSocket?.description ?? "")
+        parts.append(options.interface ?? "")
+        parts.append(options.localPort ?? "")
+        parts.append(options.noKeepalive ? "-" : options.keepaliveTime ?? "")
         parts.append(options.tlsv1_3 ? "13" : "")
         parts.append(options.tlsMax ?? "")
         parts.append(options.ciphers ?? "")
@@ -160,6 +164,9 @@ final class NetworkTransfers: Sendable {
         c.cookieJar = settings.cookieJar
         if let delay = settings.attemptDelay { c.connectionAttemptDelay = delay }
         if options.ipv4 { c.addressFamily = .v4 }
+        c.unixSocket = options.unixSocket
+        c.localBinding = settings.localBinding
+        c.tcpKeepAlive = settings.keepAlive
         if options.ipv6 { c.addressFamily = .v6 }
         c.tls.minimumVersion = options.tlsv1_3 ? .v1_3 : .v1_2
         c.tls.maximumVersion = settings.tlsMaximum

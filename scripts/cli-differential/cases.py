@@ -2,7 +2,8 @@
 
 Placeholders in arguments: {u} the server's base URL (http://127.0.0.1:PORT), {h} its host:port,
 {p} its port, {u6}/{p6} the same on ::1, {tu}/{tp} a TLS front for https://localhost:PORT,
-{ca} the test CA's PEM file, {cwd} the case's working directory.
+{ca} the test CA's PEM file, {cwd} the case's working directory, {unix} the path of the same
+server's unix socket, {abstract} the name of its abstract unix socket.
 """
 
 
@@ -255,6 +256,27 @@ case("--no-sessionid", ["-s", "--no-sessionid", "--cacert", "{ca}", "{tu}/", "{t
 case("--no-keepalive", ["-s", "--no-keepalive", "{u}/"])
 case("--tcp-nodelay", ["-s", "--tcp-nodelay", "{u}/"])
 case("--happy-eyeballs-timeout-ms", ["-s", "--happy-eyeballs-timeout-ms", "100", "{u}/"])
+case("--unix-socket", ["-s", "--unix-socket", "{unix}", "http://localhost/s?body=over-unix"])
+case("--unix-socket: two URLs, one connection", ["-s", "--unix-socket", "{unix}", "-w", "%{num_connects}\\n",
+                                                 "http://docker.test/s?body=a", "http://docker.test/echo"])
+case("--unix-socket with a port in the URL", ["-s", "--unix-socket", "{unix}", "-d", "x=1", "http://docker.test:2375/echo"])
+case("--unix-socket to nothing: 7", ["-s", "--unix-socket", "{cwd}/none.sock", "http://localhost/"])
+case("--abstract-unix-socket", ["-s", "--abstract-unix-socket", "{abstract}", "http://localhost/s?body=abstract"])
+case("--abstract-unix-socket after --unix-socket wins", ["-s", "--unix-socket", "{cwd}/none.sock", "--abstract-unix-socket", "{abstract}",
+                                                         "http://localhost/"])
+case("--unix-socket in one -: group only", ["-s", "--unix-socket", "{unix}", "http://localhost/s?body=1", "-:", "{u}/s?body=2"])
+case("--interface with an address", ["-s", "--interface", "127.0.0.1", "{u}/"])
+case("--interface with an interface name", ["-s", "--interface", "lo", "{u}/"])
+case("--interface if!lo", ["-s", "--interface", "if!lo", "{u}/"])
+case("--interface host!localhost", ["-s", "--interface", "host!localhost", "-4", "{u}/"])
+case("--interface if! with no such interface: 45", ["-s", "-S", "--interface", "if!courier-none", "{u}/"], compare=ALL_AND_ERR)
+case("--interface host! that does not resolve: 45", ["-s", "-S", "--interface", "host!none.invalid", "{u}/"], compare=ALL_AND_ERR)
+case("--interface with an address that is not local: 45", ["-s", "-S", "--interface", "192.0.2.254", "{u}/"], compare=ALL_AND_ERR)
+case("--local-port with a range", ["-s", "--local-port", "41000-41999", "{u}/", "{u}/echo"])
+case("--local-port badly used: 2", ["-s", "--local-port", "9-1", "{u}/"])
+case("--local-port with --interface", ["-s", "--interface", "127.0.0.1", "--local-port", "42000-42999", "{u}/"])
+case("--keepalive-time", ["-s", "--keepalive-time", "5", "{u}/"])
+case("--keepalive-time with --no-keepalive", ["-s", "--keepalive-time", "5", "--no-keepalive", "{u}/"])
 case("--fail-early stops at the first failure", ["-s", "-f", "--fail-early", "{u}/s?status=404", "{u}/never"])
 case("without --fail-early every URL runs", ["-s", "-f", "{u}/s?status=404", "{u}/after"])
 

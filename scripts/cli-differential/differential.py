@@ -91,14 +91,21 @@ class Runner:
         here = os.path.dirname(os.path.abspath(__file__))
         self.certs = os.path.normpath(os.path.join(here, "../../Tests/CourierTLSTests/Certificates"))
         self.tls = TLSFront(self.server, self.certs)
-        self.version = subprocess.run([courier, "--version"], capture_output=True, text=True).stdout.split()[1]
         self.work = tempfile.mkdtemp(prefix="courier-differential-")
+        # The same scripted server on a unix socket and on an abstract one (--unix-socket).
+        self.unix_path = os.path.join(self.work, "server.sock")
+        self.abstract_name = f"courier-differential-{os.getpid()}"
+        self.unix = scripted.Server(socket.AF_UNIX, self.unix_path)
+        self.abstract = scripted.Server(socket.AF_UNIX, "\0" + self.abstract_name)
+        self.version = subprocess.run([courier, "--version"], capture_output=True, text=True).stdout.split()[1]
 
     def close(self):
         self.server.stop()
         if self.server6:
             self.server6.stop()
         self.tls.stop()
+        self.unix.stop()
+        self.abstract.stop()
         shutil.rmtree(self.work, ignore_errors=True)
 
     def substitute(self, text, cwd):
@@ -111,6 +118,8 @@ class Runner:
             "tu": f"https://localhost:{self.tls.port}",
             "tp": str(self.tls.port),
             "ca": os.path.join(self.certs, "ca.pem"),
+            "unix": self.unix_path,
+            "abstract": self.abstract_name,
             "cwd": cwd,
         }
         for key, value in values.items():
@@ -141,6 +150,8 @@ class Runner:
         self.server.clear()
         if self.server6:
             self.server6.clear()
+        self.unix.clear()
+        self.abstract.clear()
         self.tls.last_version = self.tls.last_cipher = None
         old_umask = os.umask(case.umask)
         try:
@@ -148,10 +159,11 @@ class Runner:
         finally:
             os.umask(old_umask)
         requests, connections = self.server.snapshot()
-        if self.server6:
-            more, more_connections = self.server6.snapshot()
-            requests += more
-            connections += more_connections
+        for other in (self.server6, self.unix, self.abstract):
+            if other:
+                more, more_connections = other.snapshot()
+                requests += more
+                connections += more_connections
         files = snapshot(cwd, case.mtime)
         return Result(proc.returncode, self.normalise_bytes(proc.stdout), proc.stderr.decode("utf-8", "replace"),
                       self.normalise_requests(requests, case.keep_expect), connections, self.normalise_files(files),

@@ -21,6 +21,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
 
         /// The TCP connection was not established within `connectTimeout` (curl exit 28).
         public static let connectTimeout = Code(rawValue: "connectTimeout")
+        /// The local end of the connection could not be set up as asked (`LocalBinding`): no such
+        /// interface or host, no free port in the range, an address that is not local (curl 45).
+        public static let localBindFailed = Code(rawValue: "localBindFailed")
         /// The TLS handshake did not complete within `tlsHandshakeTimeout` (curl exit 28).
         public static let tlsHandshakeTimeout = Code(rawValue: "tlsHandshakeTimeout")
         /// No byte was read or written for `idleTimeout` while waiting on the peer (curl exit 28).
@@ -94,6 +97,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         switch code {
         case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout: return 28
         case .connectFailed: return resolutionError != nil ? 6 : 7
+        case .localBindFailed: return 45
         case .tlsFailed:
             guard let tlsError else { return 35 }
             if tlsError.code == .pinningFailed { return 90 }
@@ -119,6 +123,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         case .cancelled: return -999
         case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout: return -1001
         case .connectFailed: return resolutionError != nil ? -1003 : -1004
+        case .localBindFailed: return -1004
         case .tlsFailed: return tlsError?.isCertificateVerificationFailure == true || tlsError?.code == .pinningFailed ? -1202 : -1200
         case .remoteClosed, .bodyTruncated, .earlyResponse: return -1005
         case .protocolError: return -1011

@@ -78,20 +78,49 @@ public final class HTTP1Connection: Sendable {
         if let phase = options.connectionPhaseTimeout, phase < connectBudget { connectBudget = phase }
         var timings = ConnectionTimings()
 
-        let addresses = try await resolve(host: host, port: port, resolver: resolver, within: connectBudget)
-        timings.resolution = Instant.now() - started
         let socket: Socket
-        do {
-            let remaining = connectBudget - (Instant.now() - started)
-            socket = try await loop.connect(to: addresses, configuration: ConnectConfiguration(
-                attemptDelay: options.attemptDelay, timeout: max(remaining, .milliseconds(1))))
-        } catch let error as ConnectError {
-            var failure = ConnectionError(error.code == .timedOut ? .connectTimeout : .connectFailed,
-                                          "could not connect to \(host):\(port)")
-            failure.connectError = error
-            throw failure
-        } catch {
-            throw ConnectionError.from(error)
+        if let unixSocket = options.unixSocket {
+            // No resolution: the origin is served on this socket (curl --unix-socket); the host
+            // still names the request, its Host field and TLS.
+            timings.resolution = .zero
+            do {
+                socket = try await loop.connect(toUnixSocket: unixSocket, timeout: max(connectBudget, .milliseconds(1)))
+            } catch let error as Errno {
+                var failure = ConnectionError(error == .timedOut ? .connectTimeout : .connectFailed,
+                                              "could not connect to unix socket \(unixSocket): \(error.message)")
+                failure.errno = error
+                throw failure
+            } catch {
+                throw ConnectionError.from(error)
+            }
+        } else {
+            var configuration = ConnectConfiguration(attemptDelay: options.attemptDelay)
+            configuration.setup.keepAlive = options.keepAlive
+            if let binding = options.localBinding {
+                let keepAlive = configuration.setup.keepAlive
+                configuration.setup = try await binding.resolve(with: resolver)
+                configuration.setup.keepAlive = keepAlive
+            }
+            let addresses = try await resolve(host: host, port: port, resolver: resolver, within: connectBudget)
+            timings.resolution = Instant.now() - started
+            do {
+                configuration.timeout = max(connectBudget - (Instant.now() - started), .milliseconds(1))
+                socket = try await loop.connect(to: addresses, configuration: configuration)
+            } catch let error as ConnectError {
+                if error.code == .localBindFailed, let attempt = error.attempts.first(where: \.failedToBind), let errno = attempt.error {
+                    // curl's words for a local end that cannot be bound (exit 45).
+                    var failure = ConnectionError(.localBindFailed, "bind failed with errno \(errno.rawValue): \(errno.message)")
+                    failure.errno = errno
+                    failure.connectError = error
+                    throw failure
+                }
+                var failure = ConnectionError(error.code == .timedOut ? .connectTimeout : .connectFailed,
+                                              "could not connect to \(host):\(port)")
+                failure.connectError = error
+                throw failure
+            } catch {
+                throw ConnectionError.from(error)
+            }
         }
         let remote = try? socket.remoteAddress()
         timings.connect = Instant.now() - started - (timings.resolution ?? .zero)

@@ -64,6 +64,9 @@ final class SessionStorage: Sendable {
         options.connectionPhaseTimeout = configuration.connectTimeout
         options.idleTimeout = configuration.idleTimeout
         options.attemptDelay = configuration.connectionAttemptDelay
+        options.unixSocket = configuration.unixSocket
+        options.localBinding = configuration.localBinding
+        options.keepAlive = configuration.tcpKeepAlive
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy

@@ -34,6 +34,18 @@ public struct SessionConfiguration: Sendable {
     /// RFC 8305's Connection Attempt Delay: how long one address may try before the next starts.
     /// Default 250 ms (curl's `--happy-eyeballs-timeout-ms` is the same idea, 200 ms).
     public var connectionAttemptDelay: Duration = .milliseconds(250)
+    /// Serve every origin of this session over this AF_UNIX socket instead of resolving its host
+    /// and connecting over TCP (curl `--unix-socket`; the Docker API case). Requests, their Host
+    /// field, TLS's SNI and name check still name the URL's host; the pool keys connections by
+    /// origin as before, all of them on this socket, so a session with a socket never shares a
+    /// connection with one without (each session has its own pool). Default nil.
+    public var unixSocket: UnixSocketAddress? = nil
+    /// The local end of every TCP connection (curl `--interface`, `--local-port`); a failure is
+    /// `ConnectionError.Code.localBindFailed` (curl 45). Default nil: the kernel's choice.
+    public var localBinding: LocalBinding? = nil
+    /// TCP keep-alive probes on every TCP connection (curl `--keepalive-time`; curl probes after
+    /// 60 s by default). Default nil: none (the kernel's default, off).
+    public var tcpKeepAlive: TCPKeepAlive? = nil
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
     /// Whether a download to a regular file over a plain connection moves the body from the
