@@ -120,6 +120,7 @@ final class NetworkTransfers: Sendable {
         parts.append(options.maxTime ?? "")
         parts.append(options.idleTimeout ?? "")
         parts.append(options.maxFilesize ?? "")
+        parts.append(options.expect100Timeout ?? "")
         parts.append(options.compressed ? "c" : "")
         parts.append(options.createFileMode ?? "")
         parts.append(options.caCertificate ?? "")
@@ -156,6 +157,7 @@ final class NetworkTransfers: Sendable {
         if let value = settings.idleTimeout { c.idleTimeout = value }
         c.totalTimeout = settings.maxTime
         c.maximumDownloadSize = settings.maxFilesize
+        if let value = settings.expect100Timeout { c.expectContinue.timeout = value }
         c.acceptsCompressedResponses = options.compressed
         c.downloadFileMode = settings.createFileMode
         c.allowsInsecureRedirects = settings.redirectProtocols?.contains("http") ?? false

@@ -39,7 +39,7 @@ enum TransferKey: Hashable, Sendable {
     case jsonResponse, sanitizeNulls, offline
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
-    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed
+    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
@@ -244,6 +244,8 @@ struct TransferOptions: Sendable {
                    help: "The largest (decoded) body accepted, in bytes (suffixes k, M, G)."),
         OptionSpec(.compressed, long: "compressed", section: behaviour,
                    help: "Ask for gzip or deflate and decode the body."),
+        OptionSpec(.expect100Timeout, long: "expect100-timeout", value: "SECONDS", section: behaviour,
+                   help: "Seconds a body over 1 MiB (or of unknown length) waits for 100 Continue before it is sent anyway (default 1)."),
 
         OptionSpec(.resolve, long: "resolve", value: "HOST:PORT:ADDRESS", .accumulates, section: connection,
                    help: "Use ADDRESS for HOST:PORT."),
@@ -385,6 +387,7 @@ struct TransferOptions: Sendable {
     var maxTime: String?
     var idleTimeout: String?
     var maxFilesize: String?
+    var expect100Timeout: String?
     var compressed = false
     // Connection
     var resolve: [String] = []
@@ -532,6 +535,7 @@ struct TransferOptions: Sendable {
         maxTime = values.value(.maxTime)
         idleTimeout = values.value(.idleTimeout)
         maxFilesize = values.value(.maxFilesize)
+        expect100Timeout = values.value(.expect100Timeout)
         compressed = values.flag(.compressed)
         resolve = values.all(.resolve)
         connectTo = values.all(.connectTo)

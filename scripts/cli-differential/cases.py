@@ -9,7 +9,7 @@ server's unix socket, {abstract} the name of its abstract unix socket.
 
 class Case:
     def __init__(self, name, args, stdin=b"", files=None, compare=("req", "out", "files", "exit", "tls"), differs=None,
-                 differs_in=(), check=None, env=None, mtime=False, umask=0o022):
+                 differs_in=(), check=None, env=None, mtime=False, umask=0o022, keep_expect=False):
         self.name = name
         self.args = args
         self.stdin = stdin
@@ -21,6 +21,7 @@ class Case:
         self.env = env or {}
         self.mtime = mtime
         self.umask = umask
+        self.keep_expect = keep_expect
         self.slug = "".join(c if c.isalnum() else "-" for c in name)[:80] + "-" + str(id(self) % 100000)
 
 
@@ -369,3 +370,21 @@ case("the jar's cookies and a -H Cookie in one field", ["-s", "-b", "", "-H", "C
      differs="the jar's cookies and a -H Cookie field are sent in one Cookie field (curl sends two)",
      differs_in=("req",), check=lambda c, k: field(k, "Cookie", 1) == "k=v; c=3"
      and [v for n, v in c.requests[1][1] if n.lower() == "cookie"] == ["k=v", "c=3"])
+
+# ---------------------------------------------------------------------------------------------
+# Issue 13 §3: Expect: 100-continue (the server answers 100 to it)
+
+BIG = scripted_pattern(2 * 1024 * 1024)
+case("-T a file over 1 MiB asks Expect: 100-continue", ["-s", "-T", "big.bin", "{u}/put/big"], files={"big.bin": BIG})
+case("--data-binary @FILE over 1 MiB asks Expect: 100-continue", ["-s", "--data-binary", "@big.bin", "{u}/echo"],
+     files={"big.bin": BIG}, compare=("req", "files", "exit"))
+case("--data-binary @FILE of exactly 1 MiB does not ask", ["-s", "--data-binary", "@one.bin", "{u}/s"],
+     files={"one.bin": scripted_pattern(1024 * 1024)}, keep_expect=True)
+case("-T over 1 MiB with -H Expect: sends no Expect", ["-s", "-T", "big.bin", "-H", "Expect:", "{u}/put/big"], files={"big.bin": BIG})
+case("-H 'Expect: 100-continue' on a small body is sent and waited on", ["-s", "-H", "Expect: 100-continue", "-d", "x=1", "{u}/s"],
+     keep_expect=True)
+case("--expect100-timeout", ["-s", "--expect100-timeout", "0.5", "-T", "big.bin", "{u}/put/big"], files={"big.bin": BIG})
+case("a small -T upload does not ask Expect: 100-continue", ["-s", "-T", "up.txt", "{u}/put/x"], files={"up.txt": b"data"},
+     keep_expect=True,
+     differs="Expect: 100-continue only for bodies over 1 MiB or of unknown length (curl 7.88 also asks it for every -T upload)",
+     differs_in=("req",), check=lambda c, k: field(c, "Expect") == "100-continue" and field(k, "Expect") is None)

@@ -320,6 +320,7 @@ public final class Session: Sendable {
         _ = try RequestPreparation.origin(of: prepared.uri)
         prepared = RequestPreparation.addingCookies(to: prepared, from: configuration.cookieJar)
         let length = try RequestPreparation.bodyLength(prepared)
+        prepared = RequestPreparation.addingExpectation(to: prepared, length: length, configuration: configuration, refused: false).request
         let head = try RequestPreparation.encodeHead(prepared, length: length)
         var bytes = ByteBuffer(bytes: head.bytes.joined)
         let url = prepared.uri.redactedDescription

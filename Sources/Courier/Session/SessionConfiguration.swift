@@ -98,6 +98,10 @@ public struct SessionConfiguration: Sendable {
     /// curl's transfer-wide bound is 20 × 300 KiB, which a chain of 10 redirects could make the
     /// CLI hold in memory.
     public var maximumTotalHeadSize: Int = 1024 * 1024
+    /// When request bodies wait for the server's 100 Continue (`Expect: 100-continue`): bodies
+    /// over 1 MiB or of unknown length, at most 1 s (curl's rule and timeout); `.never` turns it
+    /// off. A request's own `expectContinue` overrides it. See docs/session.md.
+    public var expectContinue: ExpectContinuePolicy = .default
 
     /// The defaults.
     public init() {}
