@@ -35,6 +35,8 @@ final class SessionStorage: Sendable {
     let configuration: SessionConfiguration
     let pool: ConnectionPool
     let resolver: Resolver?
+    /// Digest nonce counts (nc) for the whole session.
+    let digestNonceCounts = DigestNonceCounts()
     private struct State {
         var nextIdentifier = 0
         var tasks: [Int: TaskCore] = [:]
