@@ -28,7 +28,7 @@ let package = Package(
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
         .target(name: "CourierBytes", swiftSettings: strict),
-        // IDNA/IDNATables.swift is generated from Unicode's data by the script beside it.
+        // IDNA/IDNATables*.swift are generated from Unicode's data by the script beside them.
         .target(name: "CourierURL", dependencies: ["CourierBytes"], exclude: ["IDNA/generate_tables.py"],
                 swiftSettings: strict),
         .target(name: "CourierHTTP1", dependencies: ["CourierBytes"], swiftSettings: strict),

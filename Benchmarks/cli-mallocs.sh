@@ -14,7 +14,7 @@ large=${3:-10000}
 work=$(mktemp -d /tmp/courier-cli-mallocs.XXXXXX)
 trap 'exec 3>&-; [ -n "${origin_pid:-}" ] && kill "$origin_pid" 2>/dev/null; rm -rf "$work"' EXIT
 
-cc -O2 -shared -fPIC -o "$work/malloccount.so" "$here/tools/malloccount.c" -ldl
+cc -O2 -shared -fPIC -I"$here/../Sources/CCourierAllocationCounter/include" -o "$work/malloccount.so" "$here/tools/malloccount.c" -ldl
 mkfifo "$work/origin-stdin"
 python3 "$here/origin.py" "$work/port" < "$work/origin-stdin" &
 origin_pid=$!

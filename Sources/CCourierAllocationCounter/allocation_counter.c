@@ -19,7 +19,11 @@
 
 static atomic_ulong allocationCalls;
 
-static char arena[16384];
+// Benchmarks/tools/malloccount.c preloads this file into other programs and needs a larger arena.
+#ifndef COURIER_ALLOCATION_ARENA
+#define COURIER_ALLOCATION_ARENA 16384
+#endif
+static char arena[COURIER_ALLOCATION_ARENA];
 static size_t arenaUsed;
 static int resolving;
 

@@ -429,6 +429,8 @@ final class CallbackQueue: Sendable {
 
     /// Returns once every job queued before the call has run.
     func drained() async {
+        // Idle (the usual case: no handler set, or every callback already run): no continuation.
+        if state.withLock({ !$0.running && $0.jobs.isEmpty }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { s -> Bool in
                 if !s.running && s.jobs.isEmpty { return true }

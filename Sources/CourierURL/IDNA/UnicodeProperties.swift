@@ -1,5 +1,5 @@
 // UnicodeProperties: the character properties UTS #46 processing reads, looked up in the tables
-// IDNATables.swift holds (generated from Unicode 15.0.0 data by generate_tables.py).
+// IDNATables*.swift hold (generated from Unicode 15.0.0 data by generate_tables.py).
 //
 // Scalars are handled as UInt32 throughout the IDNA code: the tables are keyed by code point, and
 // every value that reaches here came from a Swift String or from Punycode decoding that rejects
