@@ -120,6 +120,7 @@ final class NetworkTransfers: Sendable {
         parts.append(options.maxTime ?? "")
         parts.append(options.idleTimeout ?? "")
         parts.append(options.maxFilesize ?? "")
+        parts.append(options.expect100Timeout ?? "")
         parts.append(options.compressed ? "c" : "")
         parts.append(options.createFileMode ?? "")
         parts.append(options.caCertificate ?? "")
@@ -131,6 +132,10 @@ final class NetworkTransfers: Sendable {
         parts.append(options.ipv4 ? "4" : options.ipv6 ? "6" : "")
         parts.append(options.protoRedirect ?? "")
         parts.append(options.happyEyeballsTimeout ?? "")
+        parts.append(options.unixSocket?.description ?? "")
+        parts.append(options.interface ?? "")
+        parts.append(options.localPort ?? "")
+        parts.append(options.noKeepalive ? "-" : options.keepaliveTime ?? "")
         parts.append(options.tlsv1_3 ? "13" : "")
         parts.append(options.tlsMax ?? "")
         parts.append(options.ciphers ?? "")
@@ -152,12 +157,16 @@ final class NetworkTransfers: Sendable {
         if let value = settings.idleTimeout { c.idleTimeout = value }
         c.totalTimeout = settings.maxTime
         c.maximumDownloadSize = settings.maxFilesize
+        if let value = settings.expect100Timeout { c.expectContinue.timeout = value }
         c.acceptsCompressedResponses = options.compressed
         c.downloadFileMode = settings.createFileMode
         c.allowsInsecureRedirects = settings.redirectProtocols?.contains("http") ?? false
         c.cookieJar = settings.cookieJar
         if let delay = settings.attemptDelay { c.connectionAttemptDelay = delay }
         if options.ipv4 { c.addressFamily = .v4 }
+        c.unixSocket = options.unixSocket
+        c.localBinding = settings.localBinding
+        c.tcpKeepAlive = settings.keepAlive
         if options.ipv6 { c.addressFamily = .v6 }
         c.tls.minimumVersion = options.tlsv1_3 ? .v1_3 : .v1_2
         c.tls.maximumVersion = settings.tlsMaximum

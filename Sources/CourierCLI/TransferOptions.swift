@@ -17,6 +17,7 @@
 // (-T FILE) of its group, whatever their order on the command line (`URLNode`).
 
 import Courier
+import CourierPosix
 
 /// A value that remembers where it was on the command line, among all arguments.
 struct OrderedValue: Sendable, Equatable {
@@ -38,9 +39,10 @@ enum TransferKey: Hashable, Sendable {
     case jsonResponse, sanitizeNulls, offline
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
-    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed
+    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout
     // Connection
-    case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, tcpNoDelay, happyEyeballsTimeout
+    case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
+    case unixSocket, abstractUnixSocket, interface, localPort
     // TLS
     case caCertificate, insecure, pinnedPublicKey, pinnedCertificate, tlsv1_2, tlsv1_3, tlsMax, ciphers, tls13Ciphers, noSessionID
     // Cookies
@@ -244,6 +246,8 @@ struct TransferOptions: Sendable {
                    help: "The largest (decoded) body accepted, in bytes (suffixes k, M, G)."),
         OptionSpec(.compressed, long: "compressed", section: behaviour,
                    help: "Ask for gzip or deflate and decode the body."),
+        OptionSpec(.expect100Timeout, long: "expect100-timeout", value: "SECONDS", section: behaviour,
+                   help: "Seconds a body over 1 MiB (or of unknown length) waits for 100 Continue before it is sent anyway (default 1)."),
 
         OptionSpec(.resolve, long: "resolve", value: "HOST:PORT:ADDRESS", .accumulates, section: connection,
                    help: "Use ADDRESS for HOST:PORT."),
@@ -259,8 +263,18 @@ struct TransferOptions: Sendable {
                    help: "The schemes a redirect may go to (as --proto)."),
         OptionSpec(.protoDefault, long: "proto-default", value: "SCHEME", section: connection,
                    help: "The scheme of a URL given without one (default http)."),
+        OptionSpec(.unixSocket, long: "unix-socket", value: "PATH", section: connection,
+                   help: "Connect to this AF_UNIX socket instead of the URL's host and port (Host and TLS still name the URL's host)."),
+        OptionSpec(.abstractUnixSocket, long: "abstract-unix-socket", value: "NAME", section: connection,
+                   help: "As --unix-socket, a socket in Linux's abstract namespace."),
+        OptionSpec(.interface, long: "interface", value: "NAME", section: connection,
+                   help: "Bind the local end to an interface (\"if!NAME\"), a host or address (\"host!NAME\"), or NAME as either; exit 45 when it cannot."),
+        OptionSpec(.localPort, long: "local-port", value: "N[-M]", section: connection,
+                   help: "Bind the local end to port N, or the first free one of N-M; exit 45 when none is free."),
+        OptionSpec(.keepaliveTime, long: "keepalive-time", value: "SECONDS", section: connection,
+                   help: "Idle seconds before the first TCP keep-alive probe, and between probes (default 60)."),
         OptionSpec(.noKeepalive, long: "no-keepalive", section: connection,
-                   help: "No TCP keep-alive probes (courier sends none)."),
+                   help: "No TCP keep-alive probes (by default, as curl, a probe after 60 idle seconds)."),
         OptionSpec(.tcpNoDelay, long: "tcp-nodelay", section: connection,
                    help: "TCP_NODELAY (courier always sets it)."),
         OptionSpec(.happyEyeballsTimeout, long: "happy-eyeballs-timeout-ms", value: "MS", section: connection,
@@ -380,6 +394,7 @@ struct TransferOptions: Sendable {
     var maxTime: String?
     var idleTimeout: String?
     var maxFilesize: String?
+    var expect100Timeout: String?
     var compressed = false
     // Connection
     var resolve: [String] = []
@@ -390,6 +405,12 @@ struct TransferOptions: Sendable {
     var protoRedirect: String?
     var protoDefault: String?
     var happyEyeballsTimeout: String?
+    /// --unix-socket PATH or --abstract-unix-socket NAME, the last one given.
+    var unixSocket: UnixSocketAddress?
+    var interface: String?
+    var localPort: String?
+    var keepaliveTime: String?
+    var noKeepalive = false
     // TLS
     var caCertificate: String?
     var insecure = false
@@ -534,6 +555,7 @@ struct TransferOptions: Sendable {
         maxTime = values.value(.maxTime)
         idleTimeout = values.value(.idleTimeout)
         maxFilesize = values.value(.maxFilesize)
+        expect100Timeout = values.value(.expect100Timeout)
         compressed = values.flag(.compressed)
         resolve = values.all(.resolve)
         connectTo = values.all(.connectTo)
@@ -547,6 +569,17 @@ struct TransferOptions: Sendable {
         protoRedirect = values.value(.protoRedirect)
         protoDefault = values.value(.protoDefault)
         happyEyeballsTimeout = values.value(.happyEyeballsTimeout)
+        // --unix-socket and --abstract-unix-socket set one thing (curl's CURLOPT_UNIX_SOCKET_PATH
+        // or its abstract twin): the last one given wins.
+        for argument in parsed {
+            guard case .option(let option) = argument, let value = option.value else { continue }
+            if option.key == .unixSocket { unixSocket = UnixSocketAddress(path: value) }
+            if option.key == .abstractUnixSocket { unixSocket = UnixSocketAddress(abstractName: value) }
+        }
+        interface = values.value(.interface)
+        localPort = values.value(.localPort)
+        keepaliveTime = values.value(.keepaliveTime)
+        noKeepalive = values.flag(.noKeepalive)
         caCertificate = values.value(.caCertificate)
         insecure = values.flag(.insecure)
         pinnedPublicKey = values.value(.pinnedPublicKey)

@@ -236,6 +236,8 @@ struct TransferSettings: Sendable {
     var idleTimeout: Duration?
     var maxRedirects: Int = 10
     var maxFilesize: UInt64?
+    /// --expect100-timeout.
+    var expect100Timeout: Duration?
     var createFileMode: UInt32 = 0o666
     var resume: Bool
     /// --happy-eyeballs-timeout-ms.
@@ -248,6 +250,10 @@ struct TransferSettings: Sendable {
     var redirectProtocols: Set<String>?
     /// The run's cookie jar when the group's cookie engine is on (set by the runner), else nil.
     var cookieJar: CookieJar?
+    /// --interface and --local-port.
+    var localBinding: LocalBinding?
+    /// TCP keep-alive: curl's default of 60 s, --keepalive-time, or none with --no-keepalive.
+    var keepAlive: TCPKeepAlive?
 
     /// - Throws: `CLIError` 2 for anything malformed or contradictory.
     init(options: TransferOptions) throws(CLIError) {
@@ -259,6 +265,7 @@ struct TransferSettings: Sendable {
             maxRedirects = n
         }
         if let text = options.maxFilesize { maxFilesize = try TransferSettings.size(text) }
+        expect100Timeout = try options.expect100Timeout.map { (text) throws(CLIError) in try TransferSettings.seconds(text, "--expect100-timeout") }
         if let text = options.createFileMode {
             // curl reads the mode as octal, at most 0777.
             guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }),
@@ -307,6 +314,23 @@ struct TransferSettings: Sendable {
                 throw .usage("--tls-max 1.2 is below --tlsv1.3")
             }
         }
+        if options.interface != nil || options.localPort != nil {
+            var binding = LocalBinding()
+            if let text = options.interface { binding.source = LocalBinding.source(parsing: text) }
+            if let text = options.localPort { binding.ports = try TransferSettings.portRange(text) }
+            localBinding = binding
+        }
+        if !options.noKeepalive {
+            var seconds = 60
+            if let text = options.keepaliveTime {
+                // curl reads a whole number of seconds; 0 is "the default".
+                guard let n = Int(text), n >= 0, n <= Int(Int32.max) else {
+                    throw .usage("option --keepalive-time: expected a proper numerical parameter")
+                }
+                if n > 0 { seconds = n }
+            }
+            keepAlive = TCPKeepAlive(seconds: seconds)
+        }
         if let text = options.proto { protocols = TransferSettings.protocolSet(text, silent: options.global.silent) }
         if let text = options.protoRedirect { redirectProtocols = TransferSettings.protocolSet(text, silent: options.global.silent) }
         if let scheme = options.protoDefault, !["http", "https"].contains(lowercasedASCII(scheme)) {
@@ -354,6 +378,16 @@ struct TransferSettings: Sendable {
             }
         }
         return set
+    }
+
+    /// curl's --local-port: "N" or "N-M", ports up to 65535 with M not below N (0: any port).
+    static func portRange(_ text: String) throws(CLIError) -> ClosedRange<UInt16> {
+        let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let low = UInt16(parts[0]),
+              let high = parts.count == 2 ? UInt16(parts[1]) : low, high >= low else {
+            throw .usage("option --local-port: is badly used here")
+        }
+        return low...high
     }
 
     /// Seconds as curl reads them: a decimal number, not negative.

@@ -21,6 +21,9 @@ public struct ConnectConfiguration: Sendable {
     public var timeout: Duration
     /// Whether to set TCP_NODELAY on the connected socket.
     public var noDelay: Bool
+    /// The local binding and keep-alive options of every attempt's socket, applied before its
+    /// connect (curl --interface, --local-port, --keepalive-time). Default: none.
+    public var setup = SocketSetup()
 
     /// Creates a configuration.
     /// - Parameters:
@@ -49,6 +52,9 @@ public struct ConnectError: Error, Sendable, CustomStringConvertible {
         case noAddresses
         /// Attempts failed for other or mixed reasons; see `attempts`.
         case failed
+        /// Binding a socket to its local address or port failed before it could connect
+        /// (`SocketSetup`: no port of the range free, an address that is not local; curl's 45).
+        case localBindFailed
     }
 
     /// One attempt and how it ended.
@@ -57,9 +63,14 @@ public struct ConnectError: Error, Sendable, CustomStringConvertible {
         public let address: SocketAddress
         /// The error; nil when the attempt was still pending at the deadline.
         public let error: Errno?
+        /// Whether the attempt failed while binding its local end, before connecting.
+        public var failedToBind = false
 
         /// "[::1]:80: ECONNREFUSED (Connection refused)".
-        public var description: String { "\(address): \(error.map { "\($0)" } ?? "timed out")" }
+        public var description: String {
+            guard let error else { return "\(address): timed out" }
+            return failedToBind ? "\(address): bind failed with errno \(error.rawValue): \(error.message)" : "\(address): \(error)"
+        }
     }
 
     /// The kind of failure.
@@ -74,6 +85,11 @@ public struct ConnectError: Error, Sendable, CustomStringConvertible {
 
     static func summarizing(_ attempts: [Attempt], deadlinePassed: Bool) -> ConnectError {
         if attempts.isEmpty && !deadlinePassed { return ConnectError(code: .noAddresses, attempts: []) }
+        // A local end that could not be bound is the caller's setting at fault (curl 45), whatever
+        // the other attempts did.
+        if !deadlinePassed && attempts.contains(where: \.failedToBind) {
+            return ConnectError(code: .localBindFailed, attempts: attempts)
+        }
         if deadlinePassed || attempts.contains(where: { $0.error == .timedOut }) {
             return ConnectError(code: .timedOut, attempts: attempts)
         }
@@ -142,7 +158,7 @@ final class HappyEyeballsConnector {
     private let configuration: ConnectConfiguration
     private var next = 0
     private var pending: [Int: Pending] = [:]
-    private var attempts: [(index: Int, address: SocketAddress, error: Errno?)] = []
+    private var attempts: [(index: Int, address: SocketAddress, error: Errno?, failedToBind: Bool)] = []
     private var delayTimer: EventLoop.Timer?
     private var deadlineTimer: EventLoop.Timer?
 
@@ -174,9 +190,16 @@ final class HappyEyeballsConnector {
             let index = next
             let address = addresses[index]
             next += 1
-            attempts.append((index, address, nil))
+            attempts.append((index, address, nil, false))
             do {
                 let socket = try Socket.makeTCP(family: address.family, noDelay: configuration.noDelay)
+                do {
+                    try configuration.setup.apply(to: socket, family: address.family)
+                } catch {
+                    try? socket.close()
+                    record(index, error.errno, failedToBind: error.stage == .bind)
+                    continue
+                }
                 if try socket.connect(to: address) {
                     win(socket)
                     return
@@ -211,8 +234,11 @@ final class HappyEyeballsConnector {
         }
     }
 
-    private func record(_ index: Int, _ error: Errno) {
-        if let i = attempts.lastIndex(where: { $0.index == index }) { attempts[i].error = error }
+    private func record(_ index: Int, _ error: Errno, failedToBind: Bool = false) {
+        if let i = attempts.lastIndex(where: { $0.index == index }) {
+            attempts[i].error = error
+            attempts[i].failedToBind = failedToBind
+        }
     }
 
     private func win(_ socket: Socket) {
@@ -227,7 +253,7 @@ final class HappyEyeballsConnector {
     }
 
     private func failure(deadlinePassed: Bool) -> ConnectError {
-        ConnectError.summarizing(attempts.map { ConnectError.Attempt(address: $0.address, error: $0.error) },
+        ConnectError.summarizing(attempts.map { ConnectError.Attempt(address: $0.address, error: $0.error, failedToBind: $0.failedToBind) },
                                  deadlinePassed: deadlinePassed)
     }
 
@@ -240,5 +266,64 @@ final class HappyEyeballsConnector {
             try? attempt.socket.close()
         }
         pending.removeAll()
+    }
+}
+
+extension EventLoop {
+    /// Connects to an AF_UNIX stream socket (curl --unix-socket). A full backlog (EAGAIN: the
+    /// listener is not accepting fast enough) is retried every 10 ms until `timeout`.
+    /// - Parameters:
+    ///   - address: the socket's path or abstract name.
+    ///   - timeout: the deadline for the connect.
+    /// - Returns: the connected socket, not registered with the loop.
+    /// - Throws: `Errno` (ENOENT: no such socket file, ECONNREFUSED: nobody listens, EACCES,
+    ///   ENAMETOOLONG, ETIMEDOUT when the backlog stayed full until the deadline),
+    ///   `CancellationError`, or `EventLoopError.shutDown`.
+    public func connect(toUnixSocket address: UnixSocketAddress, timeout: Duration) async throws -> Socket {
+        let deadline = Instant.now() + timeout
+        return try await submit(deferred: { (promise: LoopPromise<Socket>) in
+            UnixSocketConnector(promise: promise, address: address, deadline: deadline).attempt()
+        })
+    }
+}
+
+/// One AF_UNIX connect, on the loop thread: a connect either succeeds or fails at once, or finds
+/// the backlog full and is made again after a pause.
+final class UnixSocketConnector {
+    private let promise: LoopPromise<Socket>
+    private let address: UnixSocketAddress
+    private let deadline: Instant
+    private var retryTimer: EventLoop.Timer?
+
+    init(promise: LoopPromise<Socket>, address: UnixSocketAddress, deadline: Instant) {
+        self.promise = promise
+        self.address = address
+        self.deadline = deadline
+    }
+
+    func attempt() {
+        retryTimer = nil
+        guard !promise.isCompleted else { return }
+        do {
+            let socket = Socket(adopting: try Sys.unixStreamSocket())
+            switch try Sys.connect(socket.fileDescriptor, toUnix: address) {
+            case .processed:
+                promise.succeed(socket)
+            case .wouldBlock:
+                try? socket.close()
+                guard Instant.now() < deadline else {
+                    promise.fail(Errno.timedOut)
+                    return
+                }
+                let loop = promise.eventLoop
+                retryTimer = loop.scheduleTimer(after: .milliseconds(10)) { [self] in attempt() }
+                promise.onCancel { [self] in
+                    if let timer = retryTimer { loop.cancelTimer(timer) }
+                    retryTimer = nil
+                }
+            }
+        } catch {
+            promise.fail(error)
+        }
     }
 }

@@ -1,6 +1,7 @@
 // Syscall.swift: the one door to the kernel (design §7; style "The door to the kernel"). Every
-// call into Glibc made by Courier lives in this file or in Syscall+Files.swift (files and
-// download destinations), and every one goes through the same rules:
+// call into Glibc made by Courier lives in this file, in Syscall+Files.swift (files and
+// download destinations) or in Syscall+SocketOptions.swift (AF_UNIX connects, local binding,
+// keep-alive, interface look-ups), and every one goes through the same rules:
 //
 //   - EINTR is retried (a signal landed while the call was blocked or about to return).
 //   - EAGAIN/EWOULDBLOCK on a non-blocking descriptor is not an error: it is returned as the

@@ -2,13 +2,14 @@
 
 Placeholders in arguments: {u} the server's base URL (http://127.0.0.1:PORT), {h} its host:port,
 {p} its port, {u6}/{p6} the same on ::1, {tu}/{tp} a TLS front for https://localhost:PORT,
-{ca} the test CA's PEM file, {cwd} the case's working directory.
+{ca} the test CA's PEM file, {cwd} the case's working directory, {unix} the path of the same
+server's unix socket, {abstract} the name of its abstract unix socket.
 """
 
 
 class Case:
     def __init__(self, name, args, stdin=b"", files=None, compare=("req", "out", "files", "exit", "tls"), differs=None,
-                 differs_in=(), check=None, env=None, mtime=False, umask=0o022):
+                 differs_in=(), check=None, env=None, mtime=False, umask=0o022, keep_expect=False):
         self.name = name
         self.args = args
         self.stdin = stdin
@@ -20,6 +21,7 @@ class Case:
         self.env = env or {}
         self.mtime = mtime
         self.umask = umask
+        self.keep_expect = keep_expect
         self.slug = "".join(c if c.isalnum() else "-" for c in name)[:80] + "-" + str(id(self) % 100000)
 
 
@@ -282,6 +284,27 @@ case("--no-sessionid", ["-s", "--no-sessionid", "--cacert", "{ca}", "{tu}/", "{t
 case("--no-keepalive", ["-s", "--no-keepalive", "{u}/"])
 case("--tcp-nodelay", ["-s", "--tcp-nodelay", "{u}/"])
 case("--happy-eyeballs-timeout-ms", ["-s", "--happy-eyeballs-timeout-ms", "100", "{u}/"])
+case("--unix-socket", ["-s", "--unix-socket", "{unix}", "http://localhost/s?body=over-unix"])
+case("--unix-socket: two URLs, one connection", ["-s", "--unix-socket", "{unix}", "-w", "%{num_connects}\\n",
+                                                 "http://docker.test/s?body=a", "http://docker.test/echo"])
+case("--unix-socket with a port in the URL", ["-s", "--unix-socket", "{unix}", "-d", "x=1", "http://docker.test:2375/echo"])
+case("--unix-socket to nothing: 7", ["-s", "--unix-socket", "{cwd}/none.sock", "http://localhost/"])
+case("--abstract-unix-socket", ["-s", "--abstract-unix-socket", "{abstract}", "http://localhost/s?body=abstract"])
+case("--abstract-unix-socket after --unix-socket wins", ["-s", "--unix-socket", "{cwd}/none.sock", "--abstract-unix-socket", "{abstract}",
+                                                         "http://localhost/"])
+case("--unix-socket in one -: group only", ["-s", "--unix-socket", "{unix}", "http://localhost/s?body=1", "-:", "{u}/s?body=2"])
+case("--interface with an address", ["-s", "--interface", "127.0.0.1", "{u}/"])
+case("--interface with an interface name", ["-s", "--interface", "lo", "{u}/"])
+case("--interface if!lo", ["-s", "--interface", "if!lo", "{u}/"])
+case("--interface host!localhost", ["-s", "--interface", "host!localhost", "-4", "{u}/"])
+case("--interface if! with no such interface: 45", ["-s", "-S", "--interface", "if!courier-none", "{u}/"], compare=ALL_AND_ERR)
+case("--interface host! that does not resolve: 45", ["-s", "-S", "--interface", "host!none.invalid", "{u}/"], compare=ALL_AND_ERR)
+case("--interface with an address that is not local: 45", ["-s", "-S", "--interface", "192.0.2.254", "{u}/"], compare=ALL_AND_ERR)
+case("--local-port with a range", ["-s", "--local-port", "41000-41999", "{u}/", "{u}/echo"])
+case("--local-port badly used: 2", ["-s", "--local-port", "9-1", "{u}/"])
+case("--local-port with --interface", ["-s", "--interface", "127.0.0.1", "--local-port", "42000-42999", "{u}/"])
+case("--keepalive-time", ["-s", "--keepalive-time", "5", "{u}/"])
+case("--keepalive-time with --no-keepalive", ["-s", "--keepalive-time", "5", "--no-keepalive", "{u}/"])
 case("--fail-early stops at the first failure", ["-s", "-f", "--fail-early", "{u}/s?status=404", "{u}/never"])
 case("without --fail-early every URL runs", ["-s", "-f", "{u}/s?status=404", "{u}/after"])
 
@@ -375,3 +398,21 @@ case("the jar's cookies and a -H Cookie in one field", ["-s", "-b", "", "-H", "C
      differs="the jar's cookies and a -H Cookie field are sent in one Cookie field (curl sends two)",
      differs_in=("req",), check=lambda c, k: field(k, "Cookie", 1) == "k=v; c=3"
      and [v for n, v in c.requests[1][1] if n.lower() == "cookie"] == ["k=v", "c=3"])
+
+# ---------------------------------------------------------------------------------------------
+# Issue 13 §3: Expect: 100-continue (the server answers 100 to it)
+
+BIG = scripted_pattern(2 * 1024 * 1024)
+case("-T a file over 1 MiB asks Expect: 100-continue", ["-s", "-T", "big.bin", "{u}/put/big"], files={"big.bin": BIG})
+case("--data-binary @FILE over 1 MiB asks Expect: 100-continue", ["-s", "--data-binary", "@big.bin", "{u}/echo"],
+     files={"big.bin": BIG}, compare=("req", "files", "exit"))
+case("--data-binary @FILE of exactly 1 MiB does not ask", ["-s", "--data-binary", "@one.bin", "{u}/s"],
+     files={"one.bin": scripted_pattern(1024 * 1024)}, keep_expect=True)
+case("-T over 1 MiB with -H Expect: sends no Expect", ["-s", "-T", "big.bin", "-H", "Expect:", "{u}/put/big"], files={"big.bin": BIG})
+case("-H 'Expect: 100-continue' on a small body is sent and waited on", ["-s", "-H", "Expect: 100-continue", "-d", "x=1", "{u}/s"],
+     keep_expect=True)
+case("--expect100-timeout", ["-s", "--expect100-timeout", "0.5", "-T", "big.bin", "{u}/put/big"], files={"big.bin": BIG})
+case("a small -T upload does not ask Expect: 100-continue", ["-s", "-T", "up.txt", "{u}/put/x"], files={"up.txt": b"data"},
+     keep_expect=True,
+     differs="Expect: 100-continue only for bodies over 1 MiB or of unknown length (curl 7.88 also asks it for every -T upload)",
+     differs_in=("req",), check=lambda c, k: field(c, "Expect") == "100-continue" and field(k, "Expect") is None)

@@ -71,13 +71,18 @@ class Request:
 
 class Server:
     def __init__(self, family=socket.AF_INET, host="127.0.0.1"):
+        """family AF_UNIX: `host` is the socket's path, or "\\0name" for an abstract socket."""
         self.sock = socket.socket(family, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if family == socket.AF_INET6:
-            self.sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        self.sock.bind((host, 0))
+        if family == socket.AF_UNIX:
+            self.sock.bind(host)
+            self.port = 0
+        else:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                self.sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            self.sock.bind((host, 0))
+            self.port = self.sock.getsockname()[1]
         self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
         self.lock = threading.Lock()
         self.requests = []
         self.connections = 0

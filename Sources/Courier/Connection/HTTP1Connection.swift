@@ -78,20 +78,49 @@ public final class HTTP1Connection: Sendable {
         if let phase = options.connectionPhaseTimeout, phase < connectBudget { connectBudget = phase }
         var timings = ConnectionTimings()
 
-        let addresses = try await resolve(host: host, port: port, resolver: resolver, within: connectBudget)
-        timings.resolution = Instant.now() - started
         let socket: Socket
-        do {
-            let remaining = connectBudget - (Instant.now() - started)
-            socket = try await loop.connect(to: addresses, configuration: ConnectConfiguration(
-                attemptDelay: options.attemptDelay, timeout: max(remaining, .milliseconds(1))))
-        } catch let error as ConnectError {
-            var failure = ConnectionError(error.code == .timedOut ? .connectTimeout : .connectFailed,
-                                          "could not connect to \(host):\(port)")
-            failure.connectError = error
-            throw failure
-        } catch {
-            throw ConnectionError.from(error)
+        if let unixSocket = options.unixSocket {
+            // No resolution: the origin is served on this socket (curl --unix-socket); the host
+            // still names the request, its Host field and TLS.
+            timings.resolution = .zero
+            do {
+                socket = try await loop.connect(toUnixSocket: unixSocket, timeout: max(connectBudget, .milliseconds(1)))
+            } catch let error as Errno {
+                var failure = ConnectionError(error == .timedOut ? .connectTimeout : .connectFailed,
+                                              "could not connect to unix socket \(unixSocket): \(error.message)")
+                failure.errno = error
+                throw failure
+            } catch {
+                throw ConnectionError.from(error)
+            }
+        } else {
+            var configuration = ConnectConfiguration(attemptDelay: options.attemptDelay)
+            configuration.setup.keepAlive = options.keepAlive
+            if let binding = options.localBinding {
+                let keepAlive = configuration.setup.keepAlive
+                configuration.setup = try await binding.resolve(with: resolver)
+                configuration.setup.keepAlive = keepAlive
+            }
+            let addresses = try await resolve(host: host, port: port, resolver: resolver, within: connectBudget)
+            timings.resolution = Instant.now() - started
+            do {
+                configuration.timeout = max(connectBudget - (Instant.now() - started), .milliseconds(1))
+                socket = try await loop.connect(to: addresses, configuration: configuration)
+            } catch let error as ConnectError {
+                if error.code == .localBindFailed, let attempt = error.attempts.first(where: \.failedToBind), let errno = attempt.error {
+                    // curl's words for a local end that cannot be bound (exit 45).
+                    var failure = ConnectionError(.localBindFailed, "bind failed with errno \(errno.rawValue): \(errno.message)")
+                    failure.errno = errno
+                    failure.connectError = error
+                    throw failure
+                }
+                var failure = ConnectionError(error.code == .timedOut ? .connectTimeout : .connectFailed,
+                                              "could not connect to \(host):\(port)")
+                failure.connectError = error
+                throw failure
+            } catch {
+                throw ConnectionError.from(error)
+            }
         }
         let remote = try? socket.remoteAddress()
         timings.connect = Instant.now() - started - (timings.resolution ?? .zero)
@@ -222,6 +251,13 @@ public final class HTTP1Connection: Sendable {
 
     /// Sends a request head. With `body` `.known(n)` (n > 0) or `.unknown`, follow with
     /// `writeBody` calls and `finishBody()`; `.unknown` is sent chunked.
+    ///
+    /// When `headers` carry `Expect: 100-continue` and a body follows, the first body write waits
+    /// for the server's 100 Continue — at most `HTTP1ConnectionOptions.expectContinueTimeout`,
+    /// then the body goes anyway; other interim responses (102, 103) are skipped. A final
+    /// response that comes first ends the upload: the write throws `earlyResponse`, nothing of the
+    /// body is sent, `receiveResponse()` returns that response, and the connection closes after
+    /// it. Upload progress therefore sees no byte before the 100.
     /// - Parameters:
     ///   - method: the method (CONNECT is not supported here).
     ///   - target: the request target, already percent-encoded (origin form `/path?query`).
@@ -248,12 +284,26 @@ public final class HTTP1Connection: Sendable {
 
     /// Sends a head the caller already encoded (a session encodes each request once: the same
     /// bytes go to its observer, its offline rendering and the wire).
-    func sendHead(encoded: EncodedHead, method: HTTPMethod, headers: HTTPHeaders) async throws(ConnectionError) {
+    /// - Parameter expectContinueTimeout: how long a body waits for 100 Continue when the head
+    ///   carries `Expect: 100-continue` (nil: the options' `expectContinueTimeout`).
+    func sendHead(encoded: EncodedHead, method: HTTPMethod, headers: HTTPHeaders,
+                  expectContinueTimeout: Duration? = nil) async throws(ConnectionError) {
         var info = HTTP1ClientStateMachine.RequestInfo(method: method, headers: headers, hasBody: false)
         info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
         let requestInfo = info
+        let expect = HTTP1Connection.expectsContinue(headers) ? (expectContinueTimeout ?? core.options.expectContinueTimeout) : nil
         requests.add(1, ordering: .relaxed)
-        try await perform({ core in core.sendHead(encoded, info: requestInfo) }, wait: { core, waiter in core.waitForWrite(waiter) })
+        try await perform({ core in core.sendHead(encoded, info: requestInfo, expectContinue: expect) },
+                          wait: { core, waiter in core.waitForWrite(waiter) })
+    }
+
+    /// Whether the fields carry `Expect: 100-continue` (the expectation is case-insensitive,
+    /// RFC 9110 §10.1.1).
+    static func expectsContinue(_ headers: HTTPHeaders) -> Bool {
+        headers["Expect"].contains { value in
+            let trimmed = value.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+            return ASCIICase.equal(trimmed, "100-continue".utf8)
+        }
     }
 
     /// Sends a request with a whole body in one call (head, body, end).
@@ -284,7 +334,9 @@ public final class HTTP1Connection: Sendable {
     ///   `earlyResponse` when the server answered before taking the whole body — stop sending
     ///   and read that response with `receiveResponse()`).
     public func writeBody(_ buffer: ByteBuffer) async throws(ConnectionError) {
-        try await perform({ core in core.writeBody(buffer) }, wait: { core, waiter in core.waitForWrite(waiter) })
+        try await perform({ core in core.writeBody(buffer) }, wait: { core, waiter in
+            core.waitForWrite(waiter, retry: { core.writeBody(buffer) })
+        })
     }
 
     /// Writes `count` bytes of `file` from `offset` as part of a Content-Length request body, with
@@ -296,7 +348,9 @@ public final class HTTP1Connection: Sendable {
     /// - Throws: `ConnectionError` (`invalidRequest` on TLS, for chunked bodies, when the count
     ///   exceeds the declared length or the file is shorter than the range).
     public func writeFile(_ file: File, offset: Int64, count: Int) async throws(ConnectionError) {
-        try await perform({ core in core.writeFile(file, offset: offset, count: count) }, wait: { core, waiter in core.waitForWrite(waiter) })
+        try await perform({ core in core.writeFile(file, offset: offset, count: count) }, wait: { core, waiter in
+            core.waitForWrite(waiter, retry: { core.writeFile(file, offset: offset, count: count) })
+        })
     }
 
     /// Ends the request body: the last chunk (with `trailers`) for chunked bodies; a check that
@@ -304,7 +358,9 @@ public final class HTTP1Connection: Sendable {
     /// - Parameter trailers: trailer fields (chunked bodies only).
     /// - Throws: `ConnectionError`.
     public func finishBody(trailers: HTTPHeaders = HTTPHeaders()) async throws(ConnectionError) {
-        try await perform({ core in core.finishBody(trailers: trailers) }, wait: { core, waiter in core.waitForWrite(waiter) })
+        try await perform({ core in core.finishBody(trailers: trailers) }, wait: { core, waiter in
+            core.waitForWrite(waiter, retry: { core.finishBody(trailers: trailers) })
+        })
     }
 
     /// Waits for the final response head (1xx interim responses are skipped).
@@ -318,6 +374,7 @@ public final class HTTP1Connection: Sendable {
                                       wait: { core, waiter in core.waitForHead(waiter) })
         let head = start.head
         return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason, headers: head.headers,
+                             expectContinue: start.continueOutcome,
                              body: HTTP1ResponseBody(connection: self, exchange: start.exchange, prefetched: start.body))
     }
 

@@ -43,9 +43,22 @@ public struct HTTP1ConnectionOptions: Sendable {
     /// A policy evaluated on the completed handshake (AFNetworking's `AFSecurityPolicy`: pinning,
     /// invalid certificates, domain names). Nil: the handshake's own verification decides.
     public var securityPolicy: SecurityPolicy? = nil
+    /// Connect to this AF_UNIX socket instead of resolving the host and connecting over TCP (curl
+    /// `--unix-socket`, `--abstract-unix-socket`: the Docker API case). The request, its Host
+    /// field, TLS's SNI and name check still use the host given to `connect`. Default nil.
+    public var unixSocket: UnixSocketAddress? = nil
+    /// The local end of TCP connections (curl `--interface`, `--local-port`). Default nil: the
+    /// kernel picks the address and port.
+    public var localBinding: LocalBinding? = nil
+    /// TCP keep-alive probes on every TCP connection (curl `--keepalive-time`). Default nil: none.
+    public var keepAlive: TCPKeepAlive? = nil
     /// AFNetworking's server-trust challenge: asked after every TLS handshake, before any request
     /// is sent. Nil: default handling (the policy, or the handshake's verification).
     public var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ChallengeDisposition)? = nil
+
+    /// How long a request body sent with `Expect: 100-continue` waits for the server's 100
+    /// Continue before it is sent anyway. Default 1 s (curl's `--expect100-timeout` default).
+    public var expectContinueTimeout: Duration = .seconds(1)
 
     /// The defaults.
     public init() {}

@@ -34,6 +34,18 @@ public struct SessionConfiguration: Sendable {
     /// RFC 8305's Connection Attempt Delay: how long one address may try before the next starts.
     /// Default 250 ms (curl's `--happy-eyeballs-timeout-ms` is the same idea, 200 ms).
     public var connectionAttemptDelay: Duration = .milliseconds(250)
+    /// Serve every origin of this session over this AF_UNIX socket instead of resolving its host
+    /// and connecting over TCP (curl `--unix-socket`; the Docker API case). Requests, their Host
+    /// field, TLS's SNI and name check still name the URL's host; the pool keys connections by
+    /// origin as before, all of them on this socket, so a session with a socket never shares a
+    /// connection with one without (each session has its own pool). Default nil.
+    public var unixSocket: UnixSocketAddress? = nil
+    /// The local end of every TCP connection (curl `--interface`, `--local-port`); a failure is
+    /// `ConnectionError.Code.localBindFailed` (curl 45). Default nil: the kernel's choice.
+    public var localBinding: LocalBinding? = nil
+    /// TCP keep-alive probes on every TCP connection (curl `--keepalive-time`; curl probes after
+    /// 60 s by default). Default nil: none (the kernel's default, off).
+    public var tcpKeepAlive: TCPKeepAlive? = nil
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
     /// Whether a download to a regular file over a plain connection moves the body from the
@@ -78,6 +90,10 @@ public struct SessionConfiguration: Sendable {
     /// and takes the Set-Cookie fields of every response head. Sessions share cookies only when
     /// given the same jar. Default none: no cookies are stored or sent (curl without `-b`/`-c`).
     public var cookieJar: CookieJar? = nil
+    /// The HTTP proxy requests go through (docs/proxy.md): none (the default), one proxy URL, or
+    /// the environment's `http_proxy`/`https_proxy`/`all_proxy`/`no_proxy` as curl reads them —
+    /// read once, when the session is created.
+    public var proxy: ProxyConfiguration = .none
     /// Parser limits for responses (head size, field count, interim responses).
     public var parserLimits: HTTP1ParserLimits = .default
     /// The most bytes of response heads one task accepts over its whole redirect chain (and
@@ -87,6 +103,10 @@ public struct SessionConfiguration: Sendable {
     /// curl's transfer-wide bound is 20 × 300 KiB, which a chain of 10 redirects could make the
     /// CLI hold in memory.
     public var maximumTotalHeadSize: Int = 1024 * 1024
+    /// When request bodies wait for the server's 100 Continue (`Expect: 100-continue`): bodies
+    /// over 1 MiB or of unknown length, at most 1 s (curl's rule and timeout); `.never` turns it
+    /// off. A request's own `expectContinue` overrides it. See docs/session.md.
+    public var expectContinue: ExpectContinuePolicy = .default
 
     /// The defaults.
     public init() {}
