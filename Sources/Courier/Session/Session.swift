@@ -35,6 +35,8 @@ final class SessionStorage: Sendable {
     let configuration: SessionConfiguration
     let pool: ConnectionPool
     let resolver: Resolver?
+    /// Digest nonce counts (nc) for the whole session.
+    let digestNonceCounts = DigestNonceCounts()
     /// The proxy configuration made concrete when the session was created (the environment is
     /// read then, once).
     let proxies: ProxySettings

@@ -75,6 +75,11 @@ public struct SessionConfiguration: Sendable {
     public var credential: Credential? = nil
     /// Asked before each redirect is followed; may change the next request or refuse it.
     public var redirectHandler: (@Sendable (Redirect) async -> RedirectDecision)? = nil
+    /// The schemes a credential given by the challenge handler for a 401 is sent with, the
+    /// strongest the server offers first: a usable Digest challenge (RFC 7616) gets Digest, else
+    /// Basic. Default both (curl `--anyauth`); `[.digest]` is curl's `--digest`. With none the
+    /// server offers, the 401 is the task's response.
+    public var authenticationSchemes: [AuthenticationScheme] = [.digest, .basic]
     /// Asked for server trust after each TLS handshake, and on a 401 response.
     public var challengeHandler: (@Sendable (Challenge) async -> ChallengeDisposition)? = nil
     /// The mode a download task gives a file it creates, before the process's umask applies
