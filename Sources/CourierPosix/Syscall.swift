@@ -530,6 +530,27 @@ enum Sys {
     /// isatty(3).
     static func isTerminal(_ fd: CInt) -> Bool { Glibc.isatty(fd) == 1 }
 
+    /// uname(2)'s release field (the kernel's version, "6.1.0-18-amd64").
+    static func kernelRelease() -> String? {
+        var names = utsname()
+        guard Glibc.uname(&names) == 0 else { return nil }
+        return withUnsafeBytes(of: &names.release) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// The file name of the running executable: readlink(2) of /proc/self/exe, last component.
+    static func executableName() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { Glibc.readlink("/proc/self/exe", $0.baseAddress!, $0.count) }
+        }
+        guard count > 0 else { return nil }
+        let path = buffer[..<count]
+        let name = path.lastIndex(of: UInt8(ascii: "/")).map { path[($0 + 1)...] } ?? path[...]
+        return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+    }
+
     /// getrusage(RUSAGE_SELF): every thread of the process.
     static func resourceUsage() -> ResourceUsage {
         var usage = rusage()
