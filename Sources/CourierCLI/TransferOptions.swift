@@ -39,7 +39,7 @@ enum TransferKey: Hashable, Sendable {
     case jsonResponse, sanitizeNulls, offline
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
-    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed
+    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, limitRate, speedLimit, speedTime
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
@@ -244,6 +244,12 @@ struct TransferOptions: Sendable {
                    help: "The largest (decoded) body accepted, in bytes (suffixes k, M, G)."),
         OptionSpec(.compressed, long: "compressed", section: behaviour,
                    help: "Ask for gzip or deflate and decode the body."),
+        OptionSpec(.limitRate, long: "limit-rate", value: "RATE", section: behaviour,
+                   help: "The most bytes per second read and written (suffixes k, m, g: powers of 1024; 0: no cap)."),
+        OptionSpec(.speedLimit, short: "Y", long: "speed-limit", value: "BYTES", section: behaviour,
+                   help: "Exit 28 when slower than BYTES per second for the -y time (default 30 s)."),
+        OptionSpec(.speedTime, short: "y", long: "speed-time", value: "SECONDS", section: behaviour,
+                   help: "How long the speed may stay below -Y (default 1 byte/s when -Y is not given)."),
 
         OptionSpec(.resolve, long: "resolve", value: "HOST:PORT:ADDRESS", .accumulates, section: connection,
                    help: "Use ADDRESS for HOST:PORT."),
@@ -386,6 +392,9 @@ struct TransferOptions: Sendable {
     var idleTimeout: String?
     var maxFilesize: String?
     var compressed = false
+    var limitRate: String?
+    var speedLimit: String?
+    var speedTime: String?
     // Connection
     var resolve: [String] = []
     var connectTo: [String] = []
@@ -533,6 +542,9 @@ struct TransferOptions: Sendable {
         idleTimeout = values.value(.idleTimeout)
         maxFilesize = values.value(.maxFilesize)
         compressed = values.flag(.compressed)
+        limitRate = values.value(.limitRate)
+        speedLimit = values.value(.speedLimit)
+        speedTime = values.value(.speedTime)
         resolve = values.all(.resolve)
         connectTo = values.all(.connectTo)
         // -4 and -6: the last one given wins (curl's CURLOPT_IPRESOLVE).
