@@ -236,6 +236,8 @@ struct TransferSettings: Sendable {
     var idleTimeout: Duration?
     var maxRedirects: Int = 10
     var maxFilesize: UInt64?
+    /// --expect100-timeout.
+    var expect100Timeout: Duration?
     var createFileMode: UInt32 = 0o666
     var resume: Bool
     /// --happy-eyeballs-timeout-ms.
@@ -267,6 +269,7 @@ struct TransferSettings: Sendable {
             maxRedirects = n
         }
         if let text = options.maxFilesize { maxFilesize = try TransferSettings.size(text) }
+        expect100Timeout = try options.expect100Timeout.map { (text) throws(CLIError) in try TransferSettings.seconds(text, "--expect100-timeout") }
         if let text = options.createFileMode {
             // curl reads the mode as octal, at most 0777.
             guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }),

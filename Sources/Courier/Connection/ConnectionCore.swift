@@ -114,6 +114,17 @@ final class ConnectionCore: @unchecked Sendable {
     /// The socket is lent out for splicing: the loop neither watches nor closes it meanwhile.
     var socketLent = false
 
+    // Expect: 100-continue (RFC 9110 §10.1.1). The head asked for it and a body follows: the body
+    // is held back until the interim 100 arrives, a final response arrives (the body is then
+    // never sent: `stopSending`), or `continueTimer` fires (the body is sent anyway — a server
+    // that ignores Expect costs the timeout, never a hang). Body writes made meanwhile wait in
+    // `continueWaiter` and run when the wait ends.
+    var awaitingContinue = false
+    var continueTimer: EventLoop.Timer?
+    var continueWaiter: ContinueWaiter?
+    /// How the current exchange's wait ended (nil: the request did not ask).
+    var continueOutcome: ExpectContinueOutcome?
+
     // The exchange in progress (response side).
     /// The final head, decoded and not yet taken by `receiveHead`.
     var decodedHead: HTTP1ResponseHead?
@@ -238,7 +249,7 @@ final class ConnectionCore: @unchecked Sendable {
             headTaken = true
             decodedHead = nil
             let body = handsBodyWithHead ? takePending() : BodyBatch(first: nil, ended: false)
-            return .ready(ResponseStart(head: head, exchange: exchangeNumber, body: body))
+            return .ready(ResponseStart(head: head, exchange: exchangeNumber, body: body, continueOutcome: continueOutcome))
         }
         if let failure { return .failed(failure) }
         return .wait
@@ -324,7 +335,7 @@ final class ConnectionCore: @unchecked Sendable {
         if handshakeWaiter != nil { return true }
         if tls?.isHandshakeComplete == false { return false }
         guard exchangeActive else { return true }  // idle: watch for a close or stray bytes
-        if headWaiter != nil || bodyWaiter != nil { return true }
+        if headWaiter != nil || bodyWaiter != nil || awaitingContinue { return true }
         if bodyEnded { return true }  // watch for bytes after the response
         let limit = options.readAheadLimit
         return limit > 0 && pendingBytes < limit
@@ -512,13 +523,17 @@ final class ConnectionCore: @unchecked Sendable {
                     }
                     machine.releaseBufferIfConsumed()
                     return
-                case .interimResponse:
-                    continue  // 100 Continue, 103 Early Hints: skipped
+                case .interimResponse(let head):
+                    // 100 Continue releases a held body; others (102, 103) are skipped.
+                    if head.status == 100 && awaitingContinue { endContinueWait(.continued) }
+                    continue
                 case .responseHead(let head, let framing):
                     responseFraming = framing
                     decodedHead = HTTP1ResponseHead(status: head.status, version: head.version,
                                                     reason: head.reasonPhrase.readableString,
                                                     headers: head.headers.headers)
+                    // A final response before the 100: the server decided without the body.
+                    if awaitingContinue { endContinueWait(.finalResponse) }
                 case .bodyPart(let slice):
                     appendPending(slice)
                 case .endOfMessage(_, let keepAlive):
@@ -596,6 +611,10 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Wakes the callers that can proceed now.
     func deliver() {
+        if !awaitingContinue, let waiter = continueWaiter {
+            continueWaiter = nil
+            resumeAfterContinue(waiter)
+        }
         if let waiter = writeWaiter, responseEndsUpload {
             // The server answered and will not take the rest of the body: the blocked writer
             // stops, and its caller reads the response.
@@ -690,7 +709,9 @@ final class ConnectionCore: @unchecked Sendable {
 
     func touch() { lastActivity = Instant.now() }
 
-    var waitingOnPeer: Bool { headWaiter != nil || bodyWaiter != nil || writeWaiter != nil || handshakeWaiter != nil }
+    var waitingOnPeer: Bool {
+        headWaiter != nil || bodyWaiter != nil || writeWaiter != nil || handshakeWaiter != nil || continueWaiter != nil
+    }
 
     func armIdle() {
         guard idleTimer == nil, failure == nil else { return }
@@ -731,11 +752,14 @@ final class ConnectionCore: @unchecked Sendable {
         failure = error
         reusable.store(false, ordering: .releasing)
         closeTransport(graceful: false)
-        for timer in [idleTimer, deadlineTimer, handshakeTimer] { if let timer { _ = loop.cancelTimer(timer) } }
+        for timer in [idleTimer, deadlineTimer, handshakeTimer, continueTimer] { if let timer { _ = loop.cancelTimer(timer) } }
         stopRateTimers()
         idleTimer = nil
         deadlineTimer = nil
         handshakeTimer = nil
+        continueTimer = nil
+        // A body held for the 100 will never go: its writer gets the failure (through `deliver`).
+        awaitingContinue = false
         let handshake = handshakeWaiter
         handshakeWaiter = nil
         handshake?.fail(error)

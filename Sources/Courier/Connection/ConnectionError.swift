@@ -61,6 +61,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         /// there: read it with `receiveResponse()`; the connection closes after it (the request can
         /// no longer be framed). A failed write after such a response reports this code too.
         public static let earlyResponse = Code(rawValue: "earlyResponse")
+        /// The proxy answered a CONNECT request with a status other than 2xx (`proxyStatus`
+        /// says which); no tunnel was opened (curl exit 56, "CONNECT tunnel failed, response N").
+        public static let proxyTunnelFailed = Code(rawValue: "proxyTunnelFailed")
     }
 
     /// The code.
@@ -79,6 +82,11 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var encodingError: HTTPEncodingError?
     /// The system error, for read and write failures.
     public var errno: Errno?
+    /// The proxy the failure happened at (`http://host:port`), when the connection went through
+    /// one and the failure was the proxy's (resolving or reaching it, or its CONNECT reply).
+    public var proxy: String?
+    /// The status of the proxy's reply to CONNECT, for `proxyTunnelFailed`.
+    public var proxyStatus: Int?
     /// Whether any byte of the response had arrived when the exchange failed (nil when the
     /// failure was not during an exchange): the pool retries an idempotent request only when
     /// none had.
@@ -99,8 +107,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var curlExitCode: Int {
         switch code {
         case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout, .transferTooSlow: return 28
-        case .connectFailed: return resolutionError != nil ? 6 : 7
+        case .connectFailed: return resolutionError != nil ? (proxy != nil ? 5 : 6) : 7
         case .localBindFailed: return 45
+        case .proxyTunnelFailed: return 56
         case .tlsFailed:
             guard let tlsError else { return 35 }
             if tlsError.code == .pinningFailed { return 90 }
@@ -128,7 +137,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         case .connectFailed: return resolutionError != nil ? -1003 : -1004
         case .localBindFailed: return -1004
         case .tlsFailed: return tlsError?.isCertificateVerificationFailure == true || tlsError?.code == .pinningFailed ? -1202 : -1200
-        case .remoteClosed, .bodyTruncated, .earlyResponse: return -1005
+        case .remoteClosed, .bodyTruncated, .earlyResponse, .proxyTunnelFailed: return -1005
         case .protocolError: return -1011
         default: return nil
         }

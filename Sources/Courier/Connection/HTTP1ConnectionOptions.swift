@@ -65,6 +65,10 @@ public struct HTTP1ConnectionOptions: Sendable {
     /// is sent. Nil: default handling (the policy, or the handshake's verification).
     public var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ChallengeDisposition)? = nil
 
+    /// How long a request body sent with `Expect: 100-continue` waits for the server's 100
+    /// Continue before it is sent anyway. Default 1 s (curl's `--expect100-timeout` default).
+    public var expectContinueTimeout: Duration = .seconds(1)
+
     /// The defaults.
     public init() {}
 

@@ -35,6 +35,11 @@ final class SessionStorage: Sendable {
     let configuration: SessionConfiguration
     let pool: ConnectionPool
     let resolver: Resolver?
+    /// Digest nonce counts (nc) for the whole session.
+    let digestNonceCounts = DigestNonceCounts()
+    /// The proxy configuration made concrete when the session was created (the environment is
+    /// read then, once).
+    let proxies: ProxySettings
     private struct State {
         var nextIdentifier = 0
         var tasks: [Int: TaskCore] = [:]
@@ -50,6 +55,7 @@ final class SessionStorage: Sendable {
     init(configuration: SessionConfiguration) {
         LiveObjects.created(.session)
         self.configuration = configuration
+        proxies = configuration.proxy.resolve()
         var resolver: Resolver?
         if !configuration.resolveOverrides.isEmpty || !configuration.connectTo.isEmpty || configuration.addressFamily != nil {
             var settings = Resolver.Configuration(overrides: configuration.resolveOverrides)
@@ -319,6 +325,7 @@ public final class Session: Sendable {
         _ = try RequestPreparation.origin(of: prepared.uri)
         prepared = RequestPreparation.addingCookies(to: prepared, from: configuration.cookieJar)
         let length = try RequestPreparation.bodyLength(prepared)
+        prepared = RequestPreparation.addingExpectation(to: prepared, length: length, configuration: configuration, refused: false).request
         let head = try RequestPreparation.encodeHead(prepared, length: length)
         var bytes = ByteBuffer(bytes: head.bytes.joined)
         let url = prepared.uri.redactedDescription

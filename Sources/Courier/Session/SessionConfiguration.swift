@@ -84,6 +84,11 @@ public struct SessionConfiguration: Sendable {
     public var credential: Credential? = nil
     /// Asked before each redirect is followed; may change the next request or refuse it.
     public var redirectHandler: (@Sendable (Redirect) async -> RedirectDecision)? = nil
+    /// The schemes a credential given by the challenge handler for a 401 is sent with, the
+    /// strongest the server offers first: a usable Digest challenge (RFC 7616) gets Digest, else
+    /// Basic. Default both (curl `--anyauth`); `[.digest]` is curl's `--digest`. With none the
+    /// server offers, the 401 is the task's response.
+    public var authenticationSchemes: [AuthenticationScheme] = [.digest, .basic]
     /// Asked for server trust after each TLS handshake, and on a 401 response.
     public var challengeHandler: (@Sendable (Challenge) async -> ChallengeDisposition)? = nil
     /// The mode a download task gives a file it creates, before the process's umask applies
@@ -94,6 +99,10 @@ public struct SessionConfiguration: Sendable {
     /// and takes the Set-Cookie fields of every response head. Sessions share cookies only when
     /// given the same jar. Default none: no cookies are stored or sent (curl without `-b`/`-c`).
     public var cookieJar: CookieJar? = nil
+    /// The HTTP proxy requests go through (docs/proxy.md): none (the default), one proxy URL, or
+    /// the environment's `http_proxy`/`https_proxy`/`all_proxy`/`no_proxy` as curl reads them —
+    /// read once, when the session is created.
+    public var proxy: ProxyConfiguration = .none
     /// Parser limits for responses (head size, field count, interim responses).
     public var parserLimits: HTTP1ParserLimits = .default
     /// The most bytes of response heads one task accepts over its whole redirect chain (and
@@ -103,6 +112,10 @@ public struct SessionConfiguration: Sendable {
     /// curl's transfer-wide bound is 20 × 300 KiB, which a chain of 10 redirects could make the
     /// CLI hold in memory.
     public var maximumTotalHeadSize: Int = 1024 * 1024
+    /// When request bodies wait for the server's 100 Continue (`Expect: 100-continue`): bodies
+    /// over 1 MiB or of unknown length, at most 1 s (curl's rule and timeout); `.never` turns it
+    /// off. A request's own `expectContinue` overrides it. See docs/session.md.
+    public var expectContinue: ExpectContinuePolicy = .default
 
     /// The defaults.
     public init() {}

@@ -65,6 +65,10 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         /// A redirect response carried two different Location values; neither was followed (curl
         /// exit 8, a weird server reply).
         public static let conflictingLocations = Code(rawValue: "conflictingLocations")
+        /// The configured proxy URL cannot be parsed (curl exit 5, "Unsupported proxy syntax").
+        public static let invalidProxy = Code(rawValue: "invalidProxy")
+        /// The proxy URL names a scheme other than http (curl exit 7, "Unsupported proxy scheme").
+        public static let unsupportedProxyScheme = Code(rawValue: "unsupportedProxyScheme")
     }
 
     /// What went wrong.
@@ -125,6 +129,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .fileReadFailed: return 26
         case .responseHeadsTooLarge: return 100
         case .conflictingLocations: return 8
+        case .invalidProxy: return 5
+        case .unsupportedProxyScheme: return 7
         case .connection:
             guard let connectionError else { return 56 }
             if connectionError.code == .invalidRequest { return 43 }
