@@ -321,7 +321,8 @@ enum Sys {
     /// The iovec array (and a scratch area for inline pieces, whose bytes live inside a value)
     /// comes from `withUnsafeTemporaryAllocation`: on the stack for the usual handful of pieces,
     /// so a gather write does not allocate.
-    static func send(_ fd: CInt, gather list: GatherList) throws(Errno) -> IOResult<Int> {
+    /// At most `limit` bytes are offered (the last iovec is shortened): a rate cap's grant.
+    static func send(_ fd: CInt, gather list: GatherList, limit: Int = Int.max) throws(Errno) -> IOResult<Int> {
         let pieces = list.pieces
         let n = min(pieces.count, iovMax)
         precondition(n > 0, "gather write of an empty list")
@@ -347,7 +348,17 @@ enum Sys {
                         iov[i] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: count)
                     }
                 }
-                outcome = Result { () throws(Errno) in try sendmsg(fd, iov) }
+                var offered = 0
+                var count = n
+                for i in 0..<n {
+                    if offered + iov[i].iov_len >= limit {
+                        iov[i].iov_len = limit - offered
+                        count = i + 1
+                        break
+                    }
+                    offered += iov[i].iov_len
+                }
+                outcome = Result { () throws(Errno) in try sendmsg(fd, UnsafeMutableBufferPointer(rebasing: iov[..<count])) }
             }
         }
         return try outcome.get()
