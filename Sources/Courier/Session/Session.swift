@@ -93,6 +93,8 @@ final class SessionStorage: Sendable {
         options.maximumReceiveRate = configuration.maximumReceiveRate
         options.maximumSendRate = configuration.maximumSendRate
         options.lowSpeedLimit = configuration.lowSpeedLimit
+        options.ignoresContentLength = configuration.ignoresContentLength
+        options.passesChunkedFramingThrough = configuration.passesChunkedFramingThrough
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy
