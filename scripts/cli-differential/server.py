@@ -21,6 +21,9 @@ as the request's path and query say, so each case scripts its own response in it
         401 with one WWW-Authenticate per scheme unless the request has an Authorization field
         with one of the schemes (then 200 with the field echoed)
   /slow?ms=N  waits N ms before answering
+  /flaky?fail=N&status=S&h=Name:Value
+        the first N requests to this path (since the case began) get status S (default 503)
+        with the fields and a body "fail K\n"; later ones 200 "ok after K\n"
   anything else: 200 "hello\n"
 
 Binds 127.0.0.1 only (and ::1 when asked); keep-alive; answers Expect: 100-continue.
@@ -75,6 +78,7 @@ class Server:
         self.lock = threading.Lock()
         self.requests = []
         self.connections = 0
+        self.flaky = 0
         self.stopping = False
         self.thread = threading.Thread(target=self._accept, daemon=True)
         self.thread.start()
@@ -83,6 +87,7 @@ class Server:
         with self.lock:
             self.requests = []
             self.connections = 0
+            self.flaky = 0
 
     def snapshot(self):
         with self.lock:
@@ -208,6 +213,19 @@ class Server:
             close_delimited = query.get("close", ["0"])[0] == "1"
             if "cl" in query:
                 lie = int(query["cl"][0])
+        elif path == "/flaky":
+            with self.lock:
+                self.flaky += 1
+                seen = self.flaky
+            if seen <= int(query.get("fail", ["1"])[0]):
+                status = int(query.get("status", ["503"])[0])
+                fields = []
+                for h in query.get("h", []):
+                    name, _, value = h.partition(":")
+                    fields.append((name, value.strip()))
+                body = f"fail {seen}\n".encode()
+            else:
+                body = f"ok after {seen - 1}\n".encode()
         elif path == "/echo":
             body = raw_head + b"\r\n\r\n" + req.body
         elif path.startswith("/range/"):

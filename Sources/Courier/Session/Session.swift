@@ -35,6 +35,8 @@ final class SessionStorage: Sendable {
     let configuration: SessionConfiguration
     let pool: ConnectionPool
     let resolver: Resolver?
+    /// The retry budget of each host (docs/retry.md).
+    let retryBudgets = RetryBudgets()
     /// The proxy configuration made concrete when the session was created (the environment is
     /// read then, once).
     let proxies: ProxySettings
