@@ -230,6 +230,29 @@ extension SessionTests {
             }
         }
 
+        @Test func theDeadConnectionResendIsNotARetry() async throws {
+            let count = Counter()
+            let clock = ManualRetryClock()
+            // The first answer keeps the connection, then the server closes it while it idles:
+            // the pool's own handling (drop it, or resend once on a fresh connection) takes care
+            // of the next GET — not an attempt of the policy: no event, no sleep, no retry count.
+            try await withServer(scripted(["/first": { _ in [.response(body: "one"), .pause(.milliseconds(100)), .close] },
+                                           "/r": attempts([[.response(body: "two")]], count: count)])) { server in
+                let session = makeSession { $0.retryPolicy = testPolicy(clock) }
+                _ = await session.dataTask(with: server.request("/first")).response()
+                try await Task.sleep(for: .milliseconds(300))
+                let events = Recorder<TaskEvent>()
+                let task = session.dataTask(with: server.request("/r"))
+                task.setObserver { events.append($0) }
+                let response = await task.response()
+                #expect(response.body?.readableString == "two", "\(response.result)")
+                #expect(response.metrics.retryCount == 0)
+                #expect(!events.all.contains { if case .retry = $0 { return true } else { return false } })
+                #expect(clock.sleeps.isEmpty)
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
         @Test func withoutAPolicyNothingIsRetried() async throws {
             let count = Counter()
             try await withServer(scripted(["/r": attempts([[.response(status: 503)], [.response(body: "done")]], count: count)])) { server in
