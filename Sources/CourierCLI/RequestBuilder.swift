@@ -196,12 +196,12 @@ struct RequestBuilder {
             }
         }
 
-        // Credentials: -u (Basic, or held back with --anyauth), --oauth2-bearer.
+        // Credentials: -u (Basic, or held back with --digest and --anyauth), --oauth2-bearer.
         var authorization: String?
         var deferred: String?
         if !mentioned.contains("authorization") {
             if let user = options.user {
-                if options.anyAuth { deferred = user } else { authorization = basicAuthorization(user) }
+                if options.defersCredentials { deferred = user } else { authorization = basicAuthorization(user) }
             } else if let token = options.oauth2Bearer {
                 authorization = "Bearer " + token
             }
@@ -249,7 +249,9 @@ struct RequestBuilder {
         return RequestTemplate(
             explicitMethod: explicit, impliedMethod: implied, custom: custom, mentioned: mentioned,
             query: queryPieces.joined(separator: "&"), body: body, contentType: contentType,
-            authorization: authorization, authorizationFixed: options.user != nil || options.oauth2Bearer != nil || mentioned.contains("authorization"),
+            authorization: authorization,
+            // With --digest or --anyauth, the URL's credentials wait for the 401 too (the challenge handler takes them).
+            authorizationFixed: options.user != nil || options.oauth2Bearer != nil || mentioned.contains("authorization") || options.defersCredentials,
             deferredCredentials: deferred, userAgent: userAgent, accept: "*/*",
             acceptEncoding: options.compressed && options.continueAt == nil ? "gzip, deflate" : nil, referer: referer,
             acceptLanguage: RequestDefaults.acceptLanguage(preferredLanguages(environment: environment)),

@@ -37,6 +37,8 @@ final class SessionStorage: Sendable {
     let resolver: Resolver?
     /// The retry budget of each host (docs/retry.md).
     let retryBudgets = RetryBudgets()
+    /// Digest nonce counts (nc) for the whole session.
+    let digestNonceCounts = DigestNonceCounts()
     /// The proxy configuration made concrete when the session was created (the environment is
     /// read then, once).
     let proxies: ProxySettings
@@ -73,6 +75,9 @@ final class SessionStorage: Sendable {
         options.unixSocket = configuration.unixSocket
         options.localBinding = configuration.localBinding
         options.keepAlive = configuration.tcpKeepAlive
+        options.maximumReceiveRate = configuration.maximumReceiveRate
+        options.maximumSendRate = configuration.maximumSendRate
+        options.lowSpeedLimit = configuration.lowSpeedLimit
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy

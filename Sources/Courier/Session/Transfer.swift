@@ -188,7 +188,7 @@ struct Transfer: Sendable {
         var request = RequestPreparation.prepare(original, configuration: configuration, isRangeRequest: isRangeRequest)
         var visited: Set<String> = [request.method.rawValue + " " + request.uri.description]
         var redirects = 0
-        var authenticationFailures = 0
+        var authentication = AuthenticationState()
         // A 417 answered this request's Expect: 100-continue: it is sent once more without it.
         var expectationRefused = false
         while true {
@@ -203,7 +203,7 @@ struct Transfer: Sendable {
             let encoded = try RequestPreparation.encodeHead(asking, length: length)
             let step = try await exchange(asking, callerRequest: request, origin: origin, length: length, encoded: encoded,
                                           expectTimeout: expectTimeout, sink: sink, redirectsSoFar: redirects,
-                                          authenticationFailures: authenticationFailures, mayResendWithoutExpect: !expectationRefused)
+                                          authentication: authentication, mayResendWithoutExpect: !expectationRefused)
             switch step {
             case .final(let outcome):
                 return outcome
@@ -212,13 +212,15 @@ struct Transfer: Sendable {
                 // expectation (curl does, once); the body is replayed from its source.
                 expectationRefused = true
                 request.headers.remove(name: "Expect")
-            case .authenticate(let credential):
-                authenticationFailures += 1
+            case .authenticate(let credential, let answer, let stale):
+                if stale { authentication.staleRetried = true } else { authentication.failures += 1 }
+                authentication.credential = credential
+                authentication.scheme = answer.scheme
                 // Where curl and RequestPreparation put credentials: first after Host.
                 if request.headers.contains(name: "Authorization") {
-                    request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                    request.headers.replaceOrAdd(name: "Authorization", value: answer.authorization)
                 } else {
-                    request.headers = HTTPHeaders([("Authorization", credential.basicAuthorization)] + request.headers.map { ($0.name, $0.value) })
+                    request.headers = HTTPHeaders([("Authorization", answer.authorization)] + request.headers.map { ($0.name, $0.value) })
                 }
             case .redirect(let info, let prepared):
                 redirects += 1
@@ -246,9 +248,21 @@ struct Transfer: Sendable {
         case final(TransferOutcome)
         /// A redirect to follow with the next request (nil: over the redirect limit).
         case redirect(ResponseHeadInfo, next: HTTPRequest?)
-        case authenticate(Credential)
+        /// Send the request again with this answer; `stale`: the answer to a Digest stale=true.
+        case authenticate(Credential, ChallengeAnswer, stale: Bool)
         /// A 417 to Expect: 100-continue: the same request again without the expectation.
         case resendWithoutExpectation
+    }
+
+    /// What the task has answered 401s with so far.
+    private struct AuthenticationState: Sendable {
+        /// 401s the challenge handler answered (it is asked once per task).
+        var failures = 0
+        /// The credential and scheme of the last answer.
+        var credential: Credential?
+        var scheme: AuthenticationScheme?
+        /// Whether a Digest stale=true was already answered (once per task).
+        var staleRetried = false
     }
 
     private func checkCancelled(_ request: HTTPRequest) throws(SessionError) {
@@ -265,14 +279,14 @@ struct Transfer: Sendable {
     /// a redirect's next request is made.
     private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, redirectsSoFar: Int,
-                          authenticationFailures: Int, mayResendWithoutExpect: Bool) async throws(SessionError) -> Step {
+                          authentication: AuthenticationState, mayResendWithoutExpect: Bool) async throws(SessionError) -> Step {
         let url = request.uri.redactedDescription
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
                 try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
                                         expectTimeout: expectTimeout, sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
-                                        authenticationFailures: authenticationFailures, mayResendWithoutExpect: mayResendWithoutExpect)
+                                        authentication: authentication, mayResendWithoutExpect: mayResendWithoutExpect)
             }
         } catch {
             var failure = Transfer.sessionError(error, url: url, core: core, limits: configuration.parserLimits)
@@ -308,7 +322,7 @@ struct Transfer: Sendable {
 
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
-                          authenticationFailures: Int, mayResendWithoutExpect: Bool) async throws -> Step {
+                          authentication: AuthenticationState, mayResendWithoutExpect: Bool) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
         core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
@@ -397,15 +411,31 @@ struct Transfer: Sendable {
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
             return .redirect(info, next: next)
         }
-        if response.status == 401, let handler = configuration.challengeHandler, authenticationFailures == 0 {
+        let authOrigin = "\(request.uri.scheme ?? "http")://\(request.uri.host?.text ?? ""):\(request.uri.effectivePort.map { String($0) } ?? "")"
+        if response.status == 401, authentication.scheme == .digest, !authentication.staleRetried, let credential = authentication.credential,
+           let digest = DigestChallenge.first(in: (try? AuthenticationChallenge.parse(head.headers["WWW-Authenticate"])) ?? []),
+           digest.isStale {
+            // RFC 7616 §3.3: stale=true — the credentials were right, only the nonce had expired:
+            // answer the new nonce once, without asking the handler again.
+            try await drain(response.body, connection: connection)
+            let value = digest.answer(credential: credential, method: request.method.rawValue, target: request.effectiveRequestTarget,
+                                      origin: authOrigin, counts: storage.digestNonceCounts)
+            return .authenticate(credential, ChallengeAnswer(scheme: .digest, authorization: value), stale: true)
+        }
+        if response.status == 401, let handler = configuration.challengeHandler, authentication.failures == 0 {
             // User code runs off the loop: a slow handler must not stall the loop's other connections.
             let disposition = await withTaskExecutorPreference(globalConcurrentExecutor) {
-                await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authenticationFailures))
+                await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authentication.failures))
             }
             switch disposition {
             case .useCredential(let credential?):
+                // The strongest scheme offered that the session allows (Digest over Basic); none
+                // allowed: the 401 is the answer.
+                guard let answer = ChallengeAnswer.choose(for: head, credential: credential, schemes: configuration.authenticationSchemes,
+                                                          method: request.method.rawValue, target: request.effectiveRequestTarget,
+                                                          origin: authOrigin, counts: storage.digestNonceCounts) else { break }
                 try await drain(response.body, connection: connection)
-                return .authenticate(credential)
+                return .authenticate(credential, answer, stale: false)
             case .cancelAuthenticationChallenge:
                 await connection.close()
                 throw SessionError(.cancelled, "the authentication challenge was cancelled", url: request.uri.redactedDescription)
@@ -664,7 +694,9 @@ struct Transfer: Sendable {
 
         // A body going to a regular file, as it is on the wire, over a plain connection, moves
         // from the socket to the file in the kernel (splice): no byte crosses this process.
-        if configuration.splicesDownloads, decoder.isIdentity, !connection.usesTLS, let output = sink.spliceOutput {
+        // A receive-rate cap is applied where the process reads, so a capped body is not spliced.
+        if configuration.splicesDownloads, configuration.maximumReceiveRate == nil, configuration.lowSpeedLimit == nil,
+           decoder.isIdentity, !connection.usesTLS, let output = sink.spliceOutput {
             let before = received
             let moved = try await spliceBody(response, into: output, receivedBefore: before, total: total, deliver: deliver,
                                              connection: connection, url: url)
