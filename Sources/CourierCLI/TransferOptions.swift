@@ -40,6 +40,7 @@ enum TransferKey: Hashable, Sendable {
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
     case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout, limitRate, speedLimit, speedTime, raw, ignoreContentLength
+    case retry, retryDelay, retryMaxTime, retryAllErrors, retryConnrefused
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
@@ -246,6 +247,16 @@ struct TransferOptions: Sendable {
                    help: "The largest (decoded) body accepted, in bytes (suffixes k, M, G)."),
         OptionSpec(.compressed, long: "compressed", section: behaviour,
                    help: "Ask for gzip or deflate and decode the body."),
+        OptionSpec(.retry, long: "retry", value: "N", section: behaviour,
+                   help: "Retry a transient failure (timeout, 408, 429, 500, 502, 503, 504) up to N times; POST and PATCH only with an Idempotency-Key field."),
+        OptionSpec(.retryDelay, long: "retry-delay", value: "SECONDS", section: behaviour,
+                   help: "Wait this long between retries (default: 1 s, doubling; Retry-After wins)."),
+        OptionSpec(.retryMaxTime, long: "retry-max-time", value: "SECONDS", section: behaviour,
+                   help: "Start no retry after this many seconds since the first attempt."),
+        OptionSpec(.retryAllErrors, long: "retry-all-errors", section: behaviour,
+                   help: "With --retry, retry every error too (never after body bytes were written)."),
+        OptionSpec(.retryConnrefused, long: "retry-connrefused", section: behaviour,
+                   help: "With --retry, retry a refused connection too."),
         OptionSpec(.expect100Timeout, long: "expect100-timeout", value: "SECONDS", section: behaviour,
                    help: "Seconds a body over 1 MiB (or of unknown length) waits for 100 Continue before it is sent anyway (default 1)."),
         OptionSpec(.raw, long: "raw", section: behaviour,
@@ -405,6 +416,11 @@ struct TransferOptions: Sendable {
     var idleTimeout: String?
     var maxFilesize: String?
     var expect100Timeout: String?
+    var retry: String?
+    var retryDelay: String?
+    var retryMaxTime: String?
+    var retryAllErrors = false
+    var retryConnrefused = false
     var compressed = false
     var limitRate: String?
     var raw = false
@@ -571,6 +587,11 @@ struct TransferOptions: Sendable {
         idleTimeout = values.value(.idleTimeout)
         maxFilesize = values.value(.maxFilesize)
         expect100Timeout = values.value(.expect100Timeout)
+        retry = values.value(.retry)
+        retryDelay = values.value(.retryDelay)
+        retryMaxTime = values.value(.retryMaxTime)
+        retryAllErrors = values.flag(.retryAllErrors)
+        retryConnrefused = values.flag(.retryConnrefused)
         compressed = values.flag(.compressed)
         limitRate = values.value(.limitRate)
         raw = values.flag(.raw)

@@ -441,3 +441,25 @@ case("a small -T upload does not ask Expect: 100-continue", ["-s", "-T", "up.txt
      keep_expect=True,
      differs="Expect: 100-continue only for bodies over 1 MiB or of unknown length (curl 7.88 also asks it for every -T upload)",
      differs_in=("req",), check=lambda c, k: field(c, "Expect") == "100-continue" and field(k, "Expect") is None)
+
+# ---------------------------------------------------------------------------------------------
+# Issue 13 §2: --retry (curl's schedule: 1 s, then 2 s, ...; each case costs a second or two)
+
+case("--retry: a 503 then 200, -o holds the final body", ["-s", "--retry", "2", "-o", "out.txt", "{u}/flaky?fail=1"])
+case("--retry exhausted: the last 503 is the answer", ["-s", "--retry", "1", "-o", "out.txt", "{u}/flaky?fail=5"])
+case("--retry with an Idempotency-Key POST retries it", ["-s", "--retry", "1", "-H", "Idempotency-Key: k-1", "-d", "x=1",
+                                                         "-o", "out.txt", "{u}/flaky?fail=1"])
+case("--retry-max-time below Retry-After: no retry", ["-s", "--retry", "3", "--retry-max-time", "5", "-o", "out.txt",
+                                                      "{u}/flaky?fail=9&h=Retry-After:60"])
+case("-f --retry-all-errors retries a 404", ["-s", "-f", "--retry", "1", "--retry-all-errors", "-o", "out.txt",
+                                             "{u}/flaky?fail=1&status=404"])
+case("--retry without --retry-all-errors does not retry a 404", ["-s", "--retry", "2", "-o", "out.txt", "{u}/flaky?fail=1&status=404"])
+case("--retry-connrefused retries a refused connection", ["-s", "--retry", "1", "--retry-connrefused", "http://127.0.0.1:1/"],
+     compare=("req", "out", "exit"))
+case("--retry does not retry a POST without an Idempotency-Key", ["-s", "--retry", "1", "-d", "x=1", "-o", "out.txt", "{u}/flaky?fail=1"],
+     differs="--retry sends a POST or PATCH again only when it carries an Idempotency-Key field (curl retries any method)",
+     differs_in=("req", "files"), check=lambda c, k: len(k.requests) == 1 and len(c.requests) == 2
+     and k.files["out.txt"][1] == b"fail 1\n")
+case("--retry to standard output writes only the final body", ["-s", "--retry", "1", "{u}/flaky?fail=1"],
+     differs="--retry writes only the final attempt's body to standard output (curl writes every attempt's; with -o both keep the last)",
+     differs_in=("out",), check=lambda c, k: k.stdout == b"ok after 1\n" and c.stdout == b"fail 1\nok after 1\n")
