@@ -134,6 +134,8 @@ final class NetworkTransfers: Sendable {
         parts.append(options.ipv4 ? "4" : options.ipv6 ? "6" : "")
         parts.append(options.protoRedirect ?? "")
         parts.append(options.happyEyeballsTimeout ?? "")
+        parts.append(options.limitRate ?? "")
+        parts.append((options.speedLimit ?? "") + "/" + (options.speedTime ?? ""))
         parts.append(options.unixSocket?.description ?? "")
         parts.append(options.interface ?? "")
         parts.append(options.localPort ?? "")
@@ -169,6 +171,10 @@ final class NetworkTransfers: Sendable {
         c.unixSocket = options.unixSocket
         c.localBinding = settings.localBinding
         c.tcpKeepAlive = settings.keepAlive
+        // curl's --limit-rate caps both directions alike.
+        c.maximumReceiveRate = settings.rateLimit
+        c.maximumSendRate = settings.rateLimit
+        c.lowSpeedLimit = settings.lowSpeedLimit
         if options.ipv6 { c.addressFamily = .v6 }
         c.tls.minimumVersion = options.tlsv1_3 ? .v1_3 : .v1_2
         c.tls.maximumVersion = settings.tlsMaximum
@@ -671,6 +677,7 @@ final class NetworkTransfers: Sendable {
             switch error.curlExitCode {
             case 6: return "Could not resolve host: \(hostOf(error))"
             case 7: return "Failed to connect: \(connection.message)"
+            case 28 where connection.code == .transferTooSlow: return connection.message
             case 28: return "Operation timed out: \(connection.message)"
             case 52: return "Empty reply from server"
             // curl's words, with the system's reason when there is one.

@@ -39,7 +39,7 @@ enum TransferKey: Hashable, Sendable {
     case jsonResponse, sanitizeNulls, offline
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
-    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout
+    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout, limitRate, speedLimit, speedTime
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
@@ -248,6 +248,12 @@ struct TransferOptions: Sendable {
                    help: "Ask for gzip or deflate and decode the body."),
         OptionSpec(.expect100Timeout, long: "expect100-timeout", value: "SECONDS", section: behaviour,
                    help: "Seconds a body over 1 MiB (or of unknown length) waits for 100 Continue before it is sent anyway (default 1)."),
+        OptionSpec(.limitRate, long: "limit-rate", value: "RATE", section: behaviour,
+                   help: "The most bytes per second read and written (suffixes k, m, g: powers of 1024; 0: no cap)."),
+        OptionSpec(.speedLimit, short: "Y", long: "speed-limit", value: "BYTES", section: behaviour,
+                   help: "Exit 28 when slower than BYTES per second for the -y time (default 30 s)."),
+        OptionSpec(.speedTime, short: "y", long: "speed-time", value: "SECONDS", section: behaviour,
+                   help: "How long the speed may stay below -Y (default 1 byte/s when -Y is not given)."),
 
         OptionSpec(.resolve, long: "resolve", value: "HOST:PORT:ADDRESS", .accumulates, section: connection,
                    help: "Use ADDRESS for HOST:PORT."),
@@ -406,6 +412,9 @@ struct TransferOptions: Sendable {
     var maxFilesize: String?
     var expect100Timeout: String?
     var compressed = false
+    var limitRate: String?
+    var speedLimit: String?
+    var speedTime: String?
     // Connection
     var resolve: [String] = []
     var connectTo: [String] = []
@@ -573,6 +582,9 @@ struct TransferOptions: Sendable {
         maxFilesize = values.value(.maxFilesize)
         expect100Timeout = values.value(.expect100Timeout)
         compressed = values.flag(.compressed)
+        limitRate = values.value(.limitRate)
+        speedLimit = values.value(.speedLimit)
+        speedTime = values.value(.speedTime)
         resolve = values.all(.resolve)
         connectTo = values.all(.connectTo)
         // -4 and -6: the last one given wins (curl's CURLOPT_IPRESOLVE).

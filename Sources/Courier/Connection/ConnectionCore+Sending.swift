@@ -61,6 +61,7 @@ extension ConnectionCore {
             }
         }
         if let total = options.totalTimeout { armDeadline(after: total) }
+        startSpeedCheck()
         guard enqueue(head.bytes) else { return .failed(failure!) }
         let readiness = startWrite()
         // The response is read (ahead) from now on, while the request body is still being sent.

@@ -79,6 +79,19 @@ final class ConnectionCore: @unchecked Sendable {
     /// A file range being sent with sendfile(2) after `output` drains (plain connections only).
     var pendingFile: (file: File, offset: Int64, remaining: Int)?
 
+    // The rate rules (ConnectionCore+Rate.swift): caps per direction, curl's low-speed check.
+    var receiveBucket: TokenBucket?
+    var sendBucket: TokenBucket?
+    var receivePaused = false
+    var sendPaused = false
+    var receiveResumeTimer: EventLoop.Timer?
+    var sendResumeTimer: EventLoop.Timer?
+    var speedMeter: SpeedMeter?
+    var speedTimer: EventLoop.Timer?
+    /// Bytes read from and written to the socket so far (the low-speed check's samples).
+    var totalReceived = 0
+    var totalSent = 0
+
     var lastActivity = Instant.now()
     var idleTimer: EventLoop.Timer?
     var deadlineTimer: EventLoop.Timer?
@@ -136,6 +149,9 @@ final class ConnectionCore: @unchecked Sendable {
         self.options = options
         self.machine = HTTP1ClientStateMachine(limits: options.limits)
         self.readSize = min(options.readSize, 16 << 10)
+        let now = Instant.now()
+        receiveBucket = options.maximumReceiveRate.map { TokenBucket(rate: $0, now: now) }
+        sendBucket = options.maximumSendRate.map { TokenBucket(rate: $0, now: now) }
     }
 
     deinit { LiveObjects.destroyed(.connectionCore) }
@@ -303,6 +319,7 @@ final class ConnectionCore: @unchecked Sendable {
         guard exchangeActive, endDelivered, !bodyAwaitingFinish else { return }
         exchangeActive = false
         cancelDeadline()
+        stopSpeedCheck()
         if endKeepAlive && machine.isReusable && !peerEOF && failure == nil && !uploadStopped {
             reusable.store(true, ordering: .releasing)
             updateInterest()
@@ -314,7 +331,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Whether the loop should read now.
     var wantsToRead: Bool {
-        guard socket != nil, !peerEOF, failure == nil else { return false }
+        guard socket != nil, !peerEOF, failure == nil, !receivePaused else { return false }
         if handshakeWaiter != nil { return true }
         if tls?.isHandshakeComplete == false { return false }
         guard exchangeActive else { return true }  // idle: watch for a close or stray bytes
@@ -364,7 +381,8 @@ final class ConnectionCore: @unchecked Sendable {
         var filledTheRead = false
         do throws(any Error) {
             if let tls {
-                let size = readSize
+                let size = receiveAllowance(readSize)
+                guard size > 0 else { return false }
                 var requested = size
                 let leftover = cipherLeftover
                 cipherLeftover = ByteBuffer()
@@ -382,6 +400,7 @@ final class ConnectionCore: @unchecked Sendable {
                 case .processed(let n):
                     filledTheRead = n >= requested
                     adapt(readSize: n)
+                    received(n)
                 }
                 touch()
                 if handshakeWaiter != nil {
@@ -428,7 +447,8 @@ final class ConnectionCore: @unchecked Sendable {
                     flush()
                 }
             } else {
-                let size = readSize
+                let size = receiveAllowance(readSize)
+                guard size > 0 else { return false }
                 var requested = size
                 let (plain, result) = try loop.receiveBuffers.fill(size: size) { (buffer: inout ByteBuffer) throws(Errno) -> IOResult<Int> in
                     machine.moveUnconsumedBytes(into: &buffer)
@@ -447,6 +467,7 @@ final class ConnectionCore: @unchecked Sendable {
                     gotBytes = true
                     filledTheRead = n >= requested
                     adapt(readSize: n)
+                    received(n)
                 }
                 touch()
             }
@@ -622,9 +643,13 @@ final class ConnectionCore: @unchecked Sendable {
     func flush() {
         guard let socket else { return }
         while !output.isEmpty {
+            let allowed = sendAllowance(output.count)
+            guard allowed > 0 else { updateInterest(); return }
             do {
-                switch try socket.write(gathering: &output) {
-                case .processed: touch()
+                switch try socket.write(gathering: &output, maxBytes: allowed) {
+                case .processed(let n):
+                    touch()
+                    sent(n)
                 case .wouldBlock:
                     updateInterest()
                     return
@@ -635,8 +660,10 @@ final class ConnectionCore: @unchecked Sendable {
             }
         }
         while let pending = pendingFile {
+            let allowed = sendAllowance(pending.remaining)
+            guard allowed > 0 else { updateInterest(); return }
             do {
-                switch try socket.sendFile(pending.file, offset: pending.offset, count: pending.remaining) {
+                switch try socket.sendFile(pending.file, offset: pending.offset, count: allowed) {
                 case .processed(let n):
                     guard n > 0 else {
                         // The file ended before the range: it shrank while being sent.
@@ -645,6 +672,7 @@ final class ConnectionCore: @unchecked Sendable {
                         return
                     }
                     touch()
+                    sent(n)
                     pendingFile = n == pending.remaining ? nil : (pending.file, pending.offset + Int64(n), pending.remaining - n)
                 case .wouldBlock:
                     updateInterest()
@@ -667,7 +695,7 @@ final class ConnectionCore: @unchecked Sendable {
         guard let registration else { return }
         var wanted: EventLoop.Interest = []
         if wantsToRead { wanted.insert(.readable) }
-        if !output.isEmpty || pendingFile != nil { wanted.insert(.writable) }
+        if (!output.isEmpty || pendingFile != nil) && !sendPaused { wanted.insert(.writable) }
         guard wanted != interest else { return }
         do {
             try loop.setInterest(wanted, for: registration)
@@ -725,6 +753,7 @@ final class ConnectionCore: @unchecked Sendable {
         reusable.store(false, ordering: .releasing)
         closeTransport(graceful: false)
         for timer in [idleTimer, deadlineTimer, handshakeTimer, continueTimer] { if let timer { _ = loop.cancelTimer(timer) } }
+        stopRateTimers()
         idleTimer = nil
         deadlineTimer = nil
         handshakeTimer = nil

@@ -73,6 +73,9 @@ final class SessionStorage: Sendable {
         options.unixSocket = configuration.unixSocket
         options.localBinding = configuration.localBinding
         options.keepAlive = configuration.tcpKeepAlive
+        options.maximumReceiveRate = configuration.maximumReceiveRate
+        options.maximumSendRate = configuration.maximumSendRate
+        options.lowSpeedLimit = configuration.lowSpeedLimit
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy

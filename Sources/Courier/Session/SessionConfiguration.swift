@@ -46,6 +46,15 @@ public struct SessionConfiguration: Sendable {
     /// TCP keep-alive probes on every TCP connection (curl `--keepalive-time`; curl probes after
     /// 60 s by default). Default nil: none (the kernel's default, off).
     public var tcpKeepAlive: TCPKeepAlive? = nil
+    /// The most bytes per second each connection reads (curl `--limit-rate`): a token bucket;
+    /// reading pauses on a timer when it is spent, and TCP's window slows the server. Capped
+    /// bodies are never spliced. Default nil: no cap.
+    public var maximumReceiveRate: Int? = nil
+    /// The most bytes per second each connection writes (curl `--limit-rate`). Default nil.
+    public var maximumSendRate: Int? = nil
+    /// Fail an exchange whose speed stays below `bytesPerSecond` for `duration` (curl `-Y`/`-y`)
+    /// with `ConnectionError.Code.transferTooSlow` (curl 28). Default nil.
+    public var lowSpeedLimit: LowSpeedLimit? = nil
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
     /// Whether a download to a regular file over a plain connection moves the body from the

@@ -642,7 +642,9 @@ struct Transfer: Sendable {
 
         // A body going to a regular file, as it is on the wire, over a plain connection, moves
         // from the socket to the file in the kernel (splice): no byte crosses this process.
-        if configuration.splicesDownloads, decoder.isIdentity, !connection.usesTLS, let output = sink.spliceOutput {
+        // A receive-rate cap is applied where the process reads, so a capped body is not spliced.
+        if configuration.splicesDownloads, configuration.maximumReceiveRate == nil, configuration.lowSpeedLimit == nil,
+           decoder.isIdentity, !connection.usesTLS, let output = sink.spliceOutput {
             let before = received
             let moved = try await spliceBody(response, into: output, receivedBefore: before, total: total, deliver: deliver,
                                              connection: connection, url: url)
