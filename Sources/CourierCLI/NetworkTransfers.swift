@@ -127,6 +127,8 @@ final class NetworkTransfers: Sendable {
         parts.append(options.compressed ? "c" : "")
         parts.append(options.createFileMode ?? "")
         parts.append(options.caCertificate ?? "")
+        parts.append(options.caPath ?? "")
+        parts.append([options.clientCertificate, options.privateKey, options.keyType, options.passphrase].map { $0 ?? "" }.joined(separator: "\u{1}"))
         parts.append(options.insecure ? "k" : "")
         parts.append(options.pinnedPublicKey ?? "")
         parts.append(options.pinnedCertificate ?? "")
@@ -224,7 +226,7 @@ final class NetworkTransfers: Sendable {
                 throw CLIError(59, "failed setting cipher list: \(error.message)")
             }
         }
-        if let path = options.caCertificate { c.tls.trustRoots = .pemFile(path: path) }
+        try ClientTLSFiles.apply(options, to: &c.tls)
         if options.insecure { c.tls.certificateVerification = .none }
         var policy: SecurityPolicy?
         if let path = options.pinnedCertificate {

@@ -45,7 +45,7 @@ enum TransferKey: Hashable, Sendable {
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
     // TLS
-    case caCertificate, insecure, pinnedPublicKey, pinnedCertificate, tlsv1_2, tlsv1_3, tlsMax, ciphers, tls13Ciphers, noSessionID
+    case caCertificate, caPath, clientCertificate, privateKey, keyType, passphrase, insecure, pinnedPublicKey, pinnedCertificate, tlsv1_2, tlsv1_3, tlsMax, ciphers, tls13Ciphers, noSessionID
     // Cookies
     case cookie, cookieJar, junkSessionCookies
     // General
@@ -303,6 +303,16 @@ struct TransferOptions: Sendable {
 
         OptionSpec(.caCertificate, long: "cacert", value: "FILE", section: tls,
                    help: "Trust the certificates of this PEM file instead of the system store."),
+        OptionSpec(.caPath, long: "capath", value: "DIR", section: tls,
+                   help: "Also look for issuers in this OpenSSL hashed directory (HASH.0 files, see openssl rehash)."),
+        OptionSpec(.clientCertificate, short: "E", long: "cert", value: "FILE[:PASS]", section: tls,
+                   help: "Client certificate (PEM; with its key unless --key), for servers that ask; \"\\:\" is a colon in FILE."),
+        OptionSpec(.privateKey, long: "key", value: "FILE", section: tls,
+                   help: "The client certificate's private key (PEM, encrypted or not)."),
+        OptionSpec(.keyType, long: "key-type", value: "TYPE", section: tls,
+                   help: "The key file's type: PEM (the only one courier reads)."),
+        OptionSpec(.passphrase, long: "pass", value: "PHRASE", section: tls,
+                   help: "The pass phrase of an encrypted private key."),
         OptionSpec(.insecure, short: "k", long: "insecure", section: tls,
                    help: "Turn off all certificate and host name verification."),
         OptionSpec(.pinnedPublicKey, long: "pinnedpubkey", value: "PIN", section: tls,
@@ -444,6 +454,12 @@ struct TransferOptions: Sendable {
     var noKeepalive = false
     // TLS
     var caCertificate: String?
+    var caPath: String?
+    /// -E FILE[:PASS], as given.
+    var clientCertificate: String?
+    var privateKey: String?
+    var keyType: String?
+    var passphrase: String?
     var insecure = false
     var pinnedPublicKey: String?
     var pinnedCertificate: String?
@@ -622,6 +638,11 @@ struct TransferOptions: Sendable {
         keepaliveTime = values.value(.keepaliveTime)
         noKeepalive = values.flag(.noKeepalive)
         caCertificate = values.value(.caCertificate)
+        caPath = values.value(.caPath)
+        clientCertificate = values.value(.clientCertificate)
+        privateKey = values.value(.privateKey)
+        keyType = values.value(.keyType)
+        passphrase = values.value(.passphrase)
         insecure = values.flag(.insecure)
         pinnedPublicKey = values.value(.pinnedPublicKey)
         pinnedCertificate = values.value(.pinnedCertificate)
