@@ -12,6 +12,7 @@ let v6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let fuzzTargets = [
     "fuzz-uri", "fuzz-percent", "fuzz-query", "fuzz-response", "fuzz-chunked", "fuzz-request", "fuzz-json", "fuzz-pool", "fuzz-multipart", "fuzz-tls", "fuzz-serialization", "fuzz-inflate", "fuzz-idna", "fuzz-cookies",
+    "fuzz-auth",
 ]
 
 let package = Package(

@@ -31,6 +31,7 @@ let targets: [Target] = [
     Target(name: "fuzz-inflate", check: FuzzChecks.inflate),
     Target(name: "fuzz-idna", check: FuzzChecks.idna),
     Target(name: "fuzz-cookies", check: FuzzChecks.cookies),
+    Target(name: "fuzz-auth", check: FuzzChecks.authenticationChallenges),
 ]
 
 @Test(arguments: targets)
