@@ -155,19 +155,36 @@ struct Transfer: Sendable {
         var visited: Set<String> = [request.method.rawValue + " " + request.uri.description]
         var redirects = 0
         var authenticationFailures = 0
+        var proxyAnswered = false
         while true {
             try checkCancelled(request)
-            let origin = try RequestPreparation.origin(of: request.uri)
+            var origin = try RequestPreparation.origin(of: request.uri)
+            // The proxy is decided for each hop's URL (NO_PROXY, the scheme's proxy).
+            let route: ProxyRoute?
+            do throws(SessionError) {
+                route = try RequestPreparation.proxyRoute(for: request, settings: storage.proxies)
+            } catch {
+                var failure = error
+                failure.url = request.uri.redactedDescription
+                await sink.abort(failure, begun: false)
+                throw failure
+            }
+            origin.proxy = route
             // Cookies are computed for each hop's URL (redirects, 401 retries): `request` stays
             // without the jar's cookies, `sent` carries them.
-            let sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
+            var sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
+            sent = RequestPreparation.routing(sent, through: route, answering407: proxyAnswered)
             let length = try RequestPreparation.bodyLength(sent)
             let encoded = try RequestPreparation.encodeHead(sent, length: length)
             let step = try await exchange(sent, callerRequest: request, origin: origin, length: length, encoded: encoded,
-                                          sink: sink, redirectsSoFar: redirects, authenticationFailures: authenticationFailures)
+                                          sink: sink, redirectsSoFar: redirects, authenticationFailures: authenticationFailures,
+                                          mayAnswer407: !proxyAnswered)
             switch step {
             case .final(let outcome):
                 return outcome
+            case .proxyAuthenticate:
+                // Answered once: a second 407 is the task's response.
+                proxyAnswered = true
             case .authenticate(let credential):
                 authenticationFailures += 1
                 // Where curl and RequestPreparation put credentials: first after Host.
@@ -203,6 +220,8 @@ struct Transfer: Sendable {
         /// A redirect to follow with the next request (nil: over the redirect limit).
         case redirect(ResponseHeadInfo, next: HTTPRequest?)
         case authenticate(Credential)
+        /// A proxy's 407 asking for Basic, to answer with the proxy's credentials.
+        case proxyAuthenticate
     }
 
     private func checkCancelled(_ request: HTTPRequest) throws(SessionError) {
@@ -219,20 +238,37 @@ struct Transfer: Sendable {
     /// a redirect's next request is made.
     private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
                           encoded: EncodedHead, sink: some ResponseSink, redirectsSoFar: Int,
-                          authenticationFailures: Int) async throws(SessionError) -> Step {
+                          authenticationFailures: Int, mayAnswer407: Bool) async throws(SessionError) -> Step {
         let url = request.uri.redactedDescription
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
                 try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
                                         sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
-                                        authenticationFailures: authenticationFailures)
+                                        authenticationFailures: authenticationFailures,
+                                        answering407: mayAnswer407 ? origin.proxy : nil)
             }
         } catch {
+            if let refused = error as? ConnectionError, refused.code == .proxyTunnelFailed {
+                // The proxy refused the tunnel: the trace shows its CONNECT exchanges.
+                reportTunnel(refused.tunnelExchanges)
+                metrics.update { $0.proxyConnectStatus = refused.proxyStatus }
+            }
             var failure = Transfer.sessionError(error, url: url, core: core, limits: configuration.parserLimits)
             if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline.error { failure = timedOut }
             await sink.abort(failure, begun: begun.isSet)
             throw failure
+        }
+    }
+
+    /// Shows the CONNECT exchanges of a tunnel as the heads they were (curl's `-v` and `-i` show
+    /// them too).
+    private func reportTunnel(_ exchanges: [TunnelExchange]) {
+        guard core.hasObserver else { return }
+        for exchange in exchanges {
+            core.emit(.requestHead(ByteBuffer(bytes: exchange.requestHead)))
+            core.emit(.responseHead(ResponseHeadInfo(version: exchange.version, status: exchange.status, reason: exchange.reason,
+                                                     headers: exchange.headers)))
         }
     }
 
@@ -256,10 +292,17 @@ struct Transfer: Sendable {
 
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
                           encoded: EncodedHead, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
-                          authenticationFailures: Int) async throws -> Step {
+                          authenticationFailures: Int, answering407 route: ProxyRoute?) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
         core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
+        if !reused {
+            let tunnel = connection.tunnelExchanges
+            if let last = tunnel.last {
+                reportTunnel(tunnel)
+                metrics.update { $0.proxyConnectStatus = last.status }
+            }
+        }
         let offset = metrics.elapsed
         let timings = connection.timings
         metrics.update { m in
@@ -315,6 +358,12 @@ struct Transfer: Sendable {
             }
         }
 
+        if response.status == 407, let route, !route.tunnel, route.server.credential != nil,
+           !request.headers.contains(name: "Proxy-Authorization"), RequestPreparation.asksForBasic(response.headers) {
+            try await drain(response.body, connection: connection)
+            metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+            return .proxyAuthenticate
+        }
         if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
            let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
            let next = try await redirect(to: location, from: callerRequest, head: head, info: info, redirectsSoFar: redirectsSoFar,
