@@ -403,7 +403,8 @@ public final class HTTP1Connection: Sendable {
         var info = HTTP1ClientStateMachine.RequestInfo(method: method, headers: headers, hasBody: false)
         info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
         let requestInfo = info
-        requests.add(1, ordering: .relaxed)
+        // A CONNECT opens the connection (a tunnel); the requests it carries are counted.
+        if method != .connect { requests.add(1, ordering: .relaxed) }
         try await perform({ core in core.sendHead(encoded, info: requestInfo) }, wait: { core, waiter in core.waitForWrite(waiter) })
     }
 
