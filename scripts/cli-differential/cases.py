@@ -369,3 +369,15 @@ case("the jar's cookies and a -H Cookie in one field", ["-s", "-b", "", "-H", "C
      differs="the jar's cookies and a -H Cookie field are sent in one Cookie field (curl sends two)",
      differs_in=("req",), check=lambda c, k: field(k, "Cookie", 1) == "k=v; c=3"
      and [v for n, v in c.requests[1][1] if n.lower() == "cookie"] == ["k=v", "c=3"])
+
+# ---------------------------------------------------------------------------------------------
+# Proxies (issue 12 §1): the server plays the proxy too — both tools send it the absolute form.
+
+case("-x: an http URL in absolute form through the proxy", ["-s", "-x", "{h}", "{u}/s?body=hi"])
+case("-x with -U: Basic credentials for the proxy", ["-s", "-x", "{h}", "-U", "us:pw", "{u}/s?body=hi"])
+case("-x with the proxy's credentials in its URL, percent-decoded", ["-s", "-x", "http://u%40x:p%3Aw@{h}", "{u}/s?body=hi"])
+case("--proxy-header goes to the proxy", ["-s", "-x", "{h}", "--proxy-header", "X-Proxy: 1", "{u}/s?body=hi"])
+case("--noproxy bypasses the proxy", ["-s", "-x", "127.0.0.1:1", "--noproxy", "localhost,127.0.0.0/8", "{u}/s?body=hi"])
+case("-x \"\" is no proxy", ["-s", "-x", "", "{u}/s?body=hi"])
+case("-x with an unsupported scheme", ["-s", "-x", "socks9://127.0.0.1:1", "{u}/"], compare=("exit",))
+case("-x that does not resolve", ["-s", "-x", "proxy.invalid:3128", "{u}/"], compare=("exit",))

@@ -262,8 +262,9 @@ public final class HTTP1Connection: Sendable {
         var headers = HTTPHeaders()
         if let authorization { headers.add(name: "Proxy-Authorization", value: authorization) }
         if let agent = proxy.userAgent, !proxy.headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: agent) }
+        // curl's order: Proxy-Connection, then the --proxy-header fields.
+        if !proxy.headers.contains(name: "Proxy-Connection") { headers.add(name: "Proxy-Connection", value: "Keep-Alive") }
         for (name, value) in proxy.headers { headers.add(name: name, value: value) }
-        if !headers.contains(name: "Proxy-Connection") { headers.add(name: "Proxy-Connection", value: "Keep-Alive") }
         let encoded: EncodedHead
         do {
             encoded = try RequestHeadEncoder().encode(method: .connect, target: authority, host: authority, headers: headers, body: .none)

@@ -107,8 +107,11 @@ enum RequestPreparation {
             // Where curl puts it: first, right after Host.
             routed.headers = HTTPHeaders([("Proxy-Authorization", credential.basicAuthorization)] + routed.headers.map { ($0.name, $0.value) })
         }
+        // curl's order: Proxy-Connection, then the --proxy-header fields.
+        if !routed.headers.contains(name: "Proxy-Connection") && !route.headers.contains(name: "Proxy-Connection") {
+            routed.headers.add(name: "Proxy-Connection", value: "Keep-Alive")
+        }
         for (name, value) in route.headers { routed.headers.replaceOrAdd(name: name, value: value) }
-        if !routed.headers.contains(name: "Proxy-Connection") { routed.headers.add(name: "Proxy-Connection", value: "Keep-Alive") }
         return routed
     }
 
