@@ -121,7 +121,7 @@ let package = Package(
                     swiftSettings: strict),
         // Against nginx, openssl s_server and scripted servers started by scripts/interop/run;
         // skipped (visibly) when run without them.
-        .testTarget(name: "CourierInteropTests", dependencies: ["Courier", "CourierBytes", "CourierHTTP1", "CourierTestSupport", "CourierURL"],
+        .testTarget(name: "CourierInteropTests", dependencies: ["Courier", "CourierBytes", "CourierHTTP1", "CourierMultipart", "CourierTestSupport", "CourierURL"],
                     swiftSettings: strict),
     ]
 )

@@ -120,6 +120,7 @@ final class NetworkTransfers: Sendable {
         parts.append(options.maxTime ?? "")
         parts.append(options.idleTimeout ?? "")
         parts.append(options.maxFilesize ?? "")
+        parts.append(options.expect100Timeout ?? "")
         parts.append(options.compressed ? "c" : "")
         parts.append(options.createFileMode ?? "")
         parts.append(options.caCertificate ?? "")
@@ -131,6 +132,8 @@ final class NetworkTransfers: Sendable {
         parts.append(options.ipv4 ? "4" : options.ipv6 ? "6" : "")
         parts.append(options.protoRedirect ?? "")
         parts.append(options.happyEyeballsTimeout ?? "")
+        parts.append(options.limitRate ?? "")
+        parts.append((options.speedLimit ?? "") + "/" + (options.speedTime ?? ""))
         parts.append(options.unixSocket?.description ?? "")
         parts.append(options.interface ?? "")
         parts.append(options.localPort ?? "")
@@ -146,7 +149,7 @@ final class NetworkTransfers: Sendable {
         parts.append(options.proxyUser ?? "")
         parts.append(options.proxytunnel ? "p" : "")
         parts.append(options.proxyHeader.joined(separator: "\u{1}"))
-        parts.append(options.anyAuth ? (options.user ?? "") : "")
+        parts.append(options.anyAuth ? "any:" + (options.user ?? "") : options.digest ? "digest:" + (options.user ?? "") : "")
         // The run has one jar: a group uses it or not.
         parts.append(CookieOptions.enablesEngine(options: options.cookie, jar: options.cookieJar) ? "cookies" : "")
         return parts.joined(separator: "\u{0}")
@@ -161,6 +164,7 @@ final class NetworkTransfers: Sendable {
         if let value = settings.idleTimeout { c.idleTimeout = value }
         c.totalTimeout = settings.maxTime
         c.maximumDownloadSize = settings.maxFilesize
+        if let value = settings.expect100Timeout { c.expectContinue.timeout = value }
         c.acceptsCompressedResponses = options.compressed
         c.downloadFileMode = settings.createFileMode
         c.allowsInsecureRedirects = settings.redirectProtocols?.contains("http") ?? false
@@ -171,6 +175,10 @@ final class NetworkTransfers: Sendable {
         c.unixSocket = options.unixSocket
         c.localBinding = settings.localBinding
         c.tcpKeepAlive = settings.keepAlive
+        // curl's --limit-rate caps both directions alike.
+        c.maximumReceiveRate = settings.rateLimit
+        c.maximumSendRate = settings.rateLimit
+        c.lowSpeedLimit = settings.lowSpeedLimit
         if options.ipv6 { c.addressFamily = .v6 }
         c.tls.minimumVersion = options.tlsv1_3 ? .v1_3 : .v1_2
         c.tls.maximumVersion = settings.tlsMaximum
@@ -230,16 +238,28 @@ final class NetworkTransfers: Sendable {
             c.connectTo.append(entry)
         }
         if options.location { c.redirectHandler = redirectHandler(options: options, settings: settings, monitor: monitor) }
-        if options.anyAuth, let user = options.user {
-            // --anyauth: the credentials go only after a 401 asks, with the strongest scheme offered
-            // that courier has — Basic today.
-            let colon = user.firstIndex(of: ":")
-            let credential = Credential(user: colon.map { String(user[..<$0]) } ?? user,
-                                        password: colon.map { String(user[user.index(after: $0)...]) } ?? "")
+        if options.defersCredentials {
+            // --digest and --anyauth: the credentials (-u, else the URL's) go only after a 401
+            // asks, with the strongest scheme offered that is allowed: Digest, then Basic (the
+            // session picks, SessionConfiguration.authenticationSchemes).
+            let schemes: [AuthenticationScheme] = options.digest ? [.digest] : [.digest, .basic]
+            c.authenticationSchemes = schemes
+            let user = options.user
             c.challengeHandler = { challenge in
-                guard case .httpAuthentication(let response, _, let failures) = challenge, failures == 0 else { return .performDefaultHandling }
-                let offered = response.headers["WWW-Authenticate"].map { lowercasedASCII($0) }
-                return offered.contains { $0 == "basic" || $0.hasPrefix("basic ") || $0.contains(", basic") } ? .useCredential(credential) : .performDefaultHandling
+                guard case .httpAuthentication(let response, let url, let failures) = challenge, failures == 0 else { return .performDefaultHandling }
+                let text: String
+                if let user { text = user } else if let userinfo = url.userinfo {
+                    text = (try? PercentEncoding.decodeToString(userinfo)) ?? userinfo
+                } else {
+                    return .performDefaultHandling
+                }
+                let offered = (try? AuthenticationChallenge.parse(response.headers["WWW-Authenticate"])) ?? []
+                let usable = (schemes.contains(.digest) && DigestChallenge.first(in: offered) != nil)
+                    || (schemes.contains(.basic) && offered.contains { $0.isScheme("Basic") })
+                guard usable else { return .performDefaultHandling }
+                let colon = text.firstIndex(of: ":")
+                return .useCredential(Credential(user: colon.map { String(text[..<$0]) } ?? text,
+                                                 password: colon.map { String(text[text.index(after: $0)...]) } ?? ""))
             }
         }
         return c
@@ -662,6 +682,7 @@ final class NetworkTransfers: Sendable {
             switch error.curlExitCode {
             case 6: return "Could not resolve host: \(hostOf(error))"
             case 7: return "Failed to connect: \(connection.message)"
+            case 28 where connection.code == .transferTooSlow: return connection.message
             case 28: return "Operation timed out: \(connection.message)"
             case 52: return "Empty reply from server"
             // curl's words, with the system's reason when there is one.

@@ -12,7 +12,8 @@
 // Content-Range, User-Agent, Accept, Accept-Encoding, Referer, Transfer-Encoding (a chunked
 // upload), Accept-Language (courier's own, from the environment), If-Modified-Since or
 // If-Unmodified-Since, If-None-Match (--etag-compare), then the -H fields in order (with --json's
-// Content-Type and Accept after them), then Content-Length, Content-Type and Expect. An -H field
+// Content-Type and Accept after them), then Content-Length, Content-Type, and Expect (the session
+// adds it, for bodies over 1 MiB or of unknown length: docs/session.md). An -H field
 // replaces the default of the same name (the default is not sent; the -H one goes in the -H
 // position, as curl does); `-H "Name:"` removes it; `-H "Name;"` sends it with an empty value.
 
@@ -195,12 +196,12 @@ struct RequestBuilder {
             }
         }
 
-        // Credentials: -u (Basic, or held back with --anyauth), --oauth2-bearer.
+        // Credentials: -u (Basic, or held back with --digest and --anyauth), --oauth2-bearer.
         var authorization: String?
         var deferred: String?
         if !mentioned.contains("authorization") {
             if let user = options.user {
-                if options.anyAuth { deferred = user } else { authorization = basicAuthorization(user) }
+                if options.defersCredentials { deferred = user } else { authorization = basicAuthorization(user) }
             } else if let token = options.oauth2Bearer {
                 authorization = "Bearer " + token
             }
@@ -248,7 +249,9 @@ struct RequestBuilder {
         return RequestTemplate(
             explicitMethod: explicit, impliedMethod: implied, custom: custom, mentioned: mentioned,
             query: queryPieces.joined(separator: "&"), body: body, contentType: contentType,
-            authorization: authorization, authorizationFixed: options.user != nil || options.oauth2Bearer != nil || mentioned.contains("authorization"),
+            authorization: authorization,
+            // With --digest or --anyauth, the URL's credentials wait for the 401 too (the challenge handler takes them).
+            authorizationFixed: options.user != nil || options.oauth2Bearer != nil || mentioned.contains("authorization") || options.defersCredentials,
             deferredCredentials: deferred, userAgent: userAgent, accept: "*/*",
             acceptEncoding: options.compressed && options.continueAt == nil ? "gzip, deflate" : nil, referer: referer,
             acceptLanguage: RequestDefaults.acceptLanguage(preferredLanguages(environment: environment)),
@@ -375,9 +378,16 @@ struct RequestBuilder {
         for field in template.custom { fields.append((field.name, field.value)) }
         if let length, hasBody, !chunked { add("Content-Length", String(length)) }
         if upload == nil { add("Content-Type", freshContentType ?? template.contentType) }
-        if upload != nil { add("Expect", "100-continue") }
 
         var request = HTTPRequest(method: method, uri: uri, headers: HTTPHeaders(fields), body: body)
+        // Expect: 100-continue is the session's (last, for bodies over 1 MiB or of unknown length;
+        // unlike curl, not for every -T upload). `-H "Expect:"` removes it; a -H Expect field
+        // is sent as given (and waited on, with --expect100-timeout, when it is 100-continue).
+        if template.mentioned.contains("expect") {
+            var never = ExpectContinuePolicy.never
+            if let text = options.expect100Timeout { never.timeout = try TransferSettings.seconds(text, "--expect100-timeout") }
+            request.expectContinue = never
+        }
         if options.http1_0 {
             // HTTP/1.0 has no chunked coding: a body of unknown length cannot be sent (curl: 25).
             if chunked { throw CLIError(25, "Chunky upload is not supported by HTTP 1.0") }

@@ -31,7 +31,7 @@ enum TransferKey: Hashable, Sendable {
     case request, header, userAgent, referer, data, dataASCII, dataBinary, dataRaw, dataURLEncode, get, json, params
     case form, formString, uploadFile, range, timeCondition, urlQuery, requestTarget, pathAsIs, url, globOff, next, http1_0
     // Authentication
-    case user, basic, anyAuth, oauth2Bearer, disallowUsernameInURL
+    case user, basic, digest, anyAuth, oauth2Bearer, disallowUsernameInURL
     // Output
     case output, remoteName, remoteNameAll, remoteHeaderName, remoteTime, outputDir, createDirs, noClobber, removeOnError
     case createFileMode, continueAt, include, head, dumpHeader, etagSave, etagCompare, verbose, writeOut
@@ -39,7 +39,7 @@ enum TransferKey: Hashable, Sendable {
     case jsonResponse, sanitizeNulls, offline
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
-    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed
+    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout, limitRate, speedLimit, speedTime
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
@@ -154,11 +154,13 @@ struct TransferOptions: Sendable {
                    help: "Start a new group of URLs with options of their own."),
 
         OptionSpec(.user, short: "u", long: "user", value: "USER:PASSWORD", section: authentication,
-                   help: "Credentials (Basic unless --anyauth)."),
+                   help: "Credentials (Basic unless --digest or --anyauth)."),
         OptionSpec(.basic, long: "basic", section: authentication,
-                   help: "Send -u credentials with Basic (the default)."),
+                   help: "Send -u credentials with Basic (the default); with --digest too, the one the server asks for."),
+        OptionSpec(.digest, long: "digest", section: authentication,
+                   help: "Send -u credentials with Digest (RFC 7616: MD5, SHA-256, SHA-512-256, -sess, userhash) when the server asks."),
         OptionSpec(.anyAuth, long: "anyauth", section: authentication,
-                   help: "Send -u credentials only when the server asks, with the strongest scheme it offers that courier has (Basic)."),
+                   help: "Send -u credentials only when the server asks, with the strongest scheme it offers (Digest, then Basic)."),
         OptionSpec(.oauth2Bearer, long: "oauth2-bearer", value: "TOKEN", section: authentication,
                    help: "Authorization: Bearer TOKEN."),
         OptionSpec(.disallowUsernameInURL, long: "disallow-username-in-url", section: authentication,
@@ -247,6 +249,14 @@ struct TransferOptions: Sendable {
                    help: "The largest (decoded) body accepted, in bytes (suffixes k, M, G)."),
         OptionSpec(.compressed, long: "compressed", section: behaviour,
                    help: "Ask for gzip or deflate and decode the body."),
+        OptionSpec(.expect100Timeout, long: "expect100-timeout", value: "SECONDS", section: behaviour,
+                   help: "Seconds a body over 1 MiB (or of unknown length) waits for 100 Continue before it is sent anyway (default 1)."),
+        OptionSpec(.limitRate, long: "limit-rate", value: "RATE", section: behaviour,
+                   help: "The most bytes per second read and written (suffixes k, m, g: powers of 1024; 0: no cap)."),
+        OptionSpec(.speedLimit, short: "Y", long: "speed-limit", value: "BYTES", section: behaviour,
+                   help: "Exit 28 when slower than BYTES per second for the -y time (default 30 s)."),
+        OptionSpec(.speedTime, short: "y", long: "speed-time", value: "SECONDS", section: behaviour,
+                   help: "How long the speed may stay below -Y (default 1 byte/s when -Y is not given)."),
 
         OptionSpec(.proxy, short: "x", long: "proxy", value: "[http://][USER:PASSWORD@]HOST[:PORT]", section: proxies,
                    help: "Use this HTTP proxy (default port 1080; \"\": none). Without it the environment's http_proxy, https_proxy, all_proxy apply, as in curl."),
@@ -364,7 +374,12 @@ struct TransferOptions: Sendable {
     var http1_0 = false
     // Authentication
     var user: String?
+    /// --anyauth (or --basic with --digest): the credentials wait for a 401 and answer Digest or Basic.
     var anyAuth = false
+    /// --digest alone: the credentials wait for a 401 and answer Digest only.
+    var digest = false
+    /// Whether -u credentials wait for a 401 (--digest, --anyauth) instead of going as Basic.
+    var defersCredentials: Bool { anyAuth || digest }
     var oauth2Bearer: String?
     var disallowUsernameInURL = false
     // Output
@@ -399,7 +414,11 @@ struct TransferOptions: Sendable {
     var maxTime: String?
     var idleTimeout: String?
     var maxFilesize: String?
+    var expect100Timeout: String?
     var compressed = false
+    var limitRate: String?
+    var speedLimit: String?
+    var speedTime: String?
     // Connection
     var resolve: [String] = []
     // Proxy
@@ -514,12 +533,25 @@ struct TransferOptions: Sendable {
         globOff = values.flag(.globOff)
         http1_0 = values.flag(.http1_0)
         user = values.value(.user)
-        // --basic and --anyauth: the last one given decides, as curl's CURLOPT_HTTPAUTH.
+        // --basic and --digest add their scheme to the set and --no-basic/--no-digest take it out;
+        // --anyauth sets every scheme (--no-anyauth changes nothing) — curl's bits of
+        // CURLOPT_HTTPAUTH. Basic alone (or nothing) sends -u at once; Digest alone waits for a
+        // 401 and answers Digest only; both wait and answer the stronger one offered.
+        var basicBit = false
+        var digestBit = false
         for argument in parsed {
             guard case .option(let option) = argument else { continue }
-            if option.key == .anyAuth { anyAuth = option.isOn }
-            if option.key == .basic && option.isOn { anyAuth = false }
+            switch option.key {
+            case .anyAuth where option.isOn:
+                basicBit = true
+                digestBit = true
+            case .basic: basicBit = option.isOn
+            case .digest: digestBit = option.isOn
+            default: break
+            }
         }
+        anyAuth = digestBit && basicBit
+        digest = digestBit && !basicBit
         oauth2Bearer = values.value(.oauth2Bearer)
         disallowUsernameInURL = values.flag(.disallowUsernameInURL)
         remoteNameAll = values.flag(.remoteNameAll)
@@ -552,7 +584,11 @@ struct TransferOptions: Sendable {
         maxTime = values.value(.maxTime)
         idleTimeout = values.value(.idleTimeout)
         maxFilesize = values.value(.maxFilesize)
+        expect100Timeout = values.value(.expect100Timeout)
         compressed = values.flag(.compressed)
+        limitRate = values.value(.limitRate)
+        speedLimit = values.value(.speedLimit)
+        speedTime = values.value(.speedTime)
         resolve = values.all(.resolve)
         proxy = values.value(.proxy)
         noproxy = values.value(.noproxy)

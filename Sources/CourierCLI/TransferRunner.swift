@@ -236,6 +236,8 @@ struct TransferSettings: Sendable {
     var idleTimeout: Duration?
     var maxRedirects: Int = 10
     var maxFilesize: UInt64?
+    /// --expect100-timeout.
+    var expect100Timeout: Duration?
     var createFileMode: UInt32 = 0o666
     var resume: Bool
     /// --happy-eyeballs-timeout-ms.
@@ -248,6 +250,10 @@ struct TransferSettings: Sendable {
     var redirectProtocols: Set<String>?
     /// The run's cookie jar when the group's cookie engine is on (set by the runner), else nil.
     var cookieJar: CookieJar?
+    /// --limit-rate in bytes per second (nil: no cap).
+    var rateLimit: Int?
+    /// -Y and -y.
+    var lowSpeedLimit: LowSpeedLimit?
     /// --interface and --local-port.
     var localBinding: LocalBinding?
     /// TCP keep-alive: curl's default of 60 s, --keepalive-time, or none with --no-keepalive.
@@ -265,6 +271,7 @@ struct TransferSettings: Sendable {
             maxRedirects = n
         }
         if let text = options.maxFilesize { maxFilesize = try TransferSettings.size(text) }
+        expect100Timeout = try options.expect100Timeout.map { (text) throws(CLIError) in try TransferSettings.seconds(text, "--expect100-timeout") }
         if let text = options.createFileMode {
             // curl reads the mode as octal, at most 0777.
             guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }),
@@ -311,6 +318,26 @@ struct TransferSettings: Sendable {
             }
             if options.tlsv1_3 && tlsMaximum == .v1_2 {
                 throw .usage("--tls-max 1.2 is below --tlsv1.3")
+            }
+        }
+        if let text = options.limitRate {
+            let rate = try TransferSettings.rate(text)
+            rateLimit = rate > 0 ? Int(clamping: rate) : nil
+        }
+        if options.speedLimit != nil || options.speedTime != nil {
+            // curl: -Y alone keeps the speed for 30 s; -y alone means at least 1 byte per second.
+            var bytes: UInt64 = 1
+            var seconds: UInt64 = 30
+            if let text = options.speedLimit {
+                guard let n = UInt64(text) else { throw .usage("option -Y: expected a proper numerical parameter") }
+                bytes = n
+            }
+            if let text = options.speedTime {
+                guard let n = UInt64(text) else { throw .usage("option -y: expected a positive numerical parameter") }
+                seconds = n
+            }
+            if bytes > 0 && seconds > 0 {
+                lowSpeedLimit = LowSpeedLimit(bytesPerSecond: Int(clamping: bytes), duration: .seconds(Int64(clamping: seconds)))
             }
         }
         if options.interface != nil || options.localPort != nil {
@@ -394,6 +421,24 @@ struct TransferSettings: Sendable {
             }
         }
         return set
+    }
+
+    /// curl's --limit-rate: a whole number with an optional unit, k, m, g (powers of 1024) or
+    /// b, in either case.
+    static func rate(_ text: String) throws(CLIError) -> UInt64 {
+        var digits = Substring(text)
+        var multiplier: UInt64 = 1
+        switch digits.last {
+        case "k"?, "K"?: multiplier = 1 << 10; digits.removeLast()
+        case "m"?, "M"?: multiplier = 1 << 20; digits.removeLast()
+        case "g"?, "G"?: multiplier = 1 << 30; digits.removeLast()
+        case "b"?, "B"?: digits.removeLast()
+        default: break
+        }
+        guard let value = UInt64(digits) else { throw .usage("option --limit-rate: is badly used here") }
+        let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { throw .usage("option --limit-rate: is badly used here") }
+        return product
     }
 
     /// curl's --local-port: "N" or "N-M", ports up to 65535 with M not below N (0: any port).

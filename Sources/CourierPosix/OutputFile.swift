@@ -82,6 +82,8 @@ public struct FileStatus: Sendable, Equatable {
     public var device: UInt64
     /// The inode number (`st_ino`).
     public var inode: UInt64
+    /// The device a character or block device file stands for (`st_rdev`); 0 for other files.
+    public var specialDevice: UInt64
 
     init(_ info: stat) {
         // The S_IF* values are fixed by the Linux ABI; spelled out because Glibc's macros import
@@ -105,6 +107,18 @@ public struct FileStatus: Sendable, Equatable {
         modificationNanoseconds = Int64(info.st_mtim.tv_nsec)
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
+        specialDevice = UInt64(info.st_rdev)
+    }
+
+    /// Whether this is one of Linux's memory character devices that take any write at once and
+    /// never block: /dev/null (1:3), /dev/zero (1:5) and /dev/full (1:7), wherever their device
+    /// files are (mknod in a temporary directory included).
+    public var isNeverBlockingDevice: Bool {
+        guard kind == .characterDevice else { return false }
+        // Linux's dev_t encoding (glibc's gnu_dev_major / gnu_dev_minor).
+        let major = ((specialDevice >> 8) & 0xFFF) | ((specialDevice >> 32) & ~UInt64(0xFFF))
+        let minor = (specialDevice & 0xFF) | ((specialDevice >> 12) & ~UInt64(0xFF))
+        return major == 1 && (minor == 3 || minor == 5 || minor == 7)
     }
 }
 
@@ -307,13 +321,17 @@ public final class OutputFile: Sendable {
     private let nonBlocking: Bool
     /// A pipe, FIFO or socket: writes must not raise SIGPIPE in a library's process.
     private let isPipeLike: Bool
+    /// Written directly to a device whose writes and close never block (/dev/null): callers may
+    /// write and commit from any thread, without a trip to a thread kept for blocking calls.
+    public let neverBlocks: Bool
     /// The start of a name given to a temporary file.
     private let prefix: String
     /// What to do about a file that has the target's name.
     private let policy: ExistingFilePolicy
 
     private init(target: OutputTarget, strategy: Strategy, file: File, offset: Int64 = 0, temporary: Temporary? = nil,
-                 replaced: FileStatus? = nil, nonBlocking: Bool = false, isPipeLike: Bool = false, prefix: String = ".courier-",
+                 replaced: FileStatus? = nil, nonBlocking: Bool = false, isPipeLike: Bool = false, neverBlocks: Bool = false,
+                 prefix: String = ".courier-",
                  policy: ExistingFilePolicy = .replace) {
         self.policy = policy
         self.target = target
@@ -323,6 +341,7 @@ public final class OutputFile: Sendable {
         self.replaced = replaced
         self.nonBlocking = nonBlocking
         self.isPipeLike = isPipeLike
+        self.neverBlocks = neverBlocks
         self.prefix = prefix
     }
 
@@ -371,19 +390,23 @@ public final class OutputFile: Sendable {
             }
         case .descriptor(let fd):
             let file = File(adopting: try Sys.duplicate(fd), path: target.path)
-            let kind = try file.status().kind
-            return OutputFile(target: target, strategy: .direct, file: file, isPipeLike: kind == .fifo || kind == .socket)
+            let status = try file.status()
+            return OutputFile(target: target, strategy: .direct, file: file, isPipeLike: status.kind == .fifo || status.kind == .socket,
+                              neverBlocks: status.isNeverBlockingDevice)
         case .special(let kind):
             var flags = O_WRONLY | O_NOCTTY
             if kind == .fifo { flags |= O_NONBLOCK }
             let file = File(adopting: try Sys.open(target.resolvedPath, flags: flags), path: target.resolvedPath)
+            // The opened file, not the path's earlier status: it is what is written.
+            let neverBlocks = kind == .characterDevice && ((try? file.status())?.isNeverBlockingDevice ?? false)
             return OutputFile(target: target, strategy: .direct, file: file, nonBlocking: kind == .fifo,
-                              isPipeLike: kind == .fifo || kind == .socket)
+                              isPipeLike: kind == .fifo || kind == .socket, neverBlocks: neverBlocks)
         case .otherProcessDescriptor:
             // As curl opens any path: "wb" (truncated when it is a regular file).
             let file = File(adopting: try Sys.open(target.path, flags: O_WRONLY | O_NOCTTY | O_TRUNC), path: target.path)
-            let kind = try file.status().kind
-            return OutputFile(target: target, strategy: .direct, file: file, isPipeLike: kind == .fifo || kind == .socket)
+            let status = try file.status()
+            return OutputFile(target: target, strategy: .direct, file: file, isPipeLike: status.kind == .fifo || status.kind == .socket,
+                              neverBlocks: status.isNeverBlockingDevice)
         }
     }
 

@@ -179,12 +179,23 @@ public final class Socket: @unchecked Sendable, CustomStringConvertible {
     ///   `.wouldBlock` when nothing could be sent.
     /// - Throws: `Errno` (EPIPE, ECONNRESET, ...).
     public func write(gathering list: inout GatherList) throws(Errno) -> IOResult<Int> {
+        try write(gathering: &list, maxBytes: Int.max)
+    }
+
+    /// Sends at most `maxBytes` of `list` (a rate cap's grant), as `write(gathering:)` does.
+    /// - Parameters:
+    ///   - list: the pieces; on return it holds what is still unsent.
+    ///   - maxBytes: the most bytes to send (positive).
+    /// - Returns: `.processed(n)` with n ≤ `maxBytes`, or `.wouldBlock`.
+    /// - Throws: `Errno` (EPIPE, ECONNRESET, ...).
+    public func write(gathering list: inout GatherList, maxBytes: Int) throws(Errno) -> IOResult<Int> {
+        precondition(maxBytes > 0, "maxBytes must be positive")
         let fd = fileDescriptor
         var total = 0
-        while !list.isEmpty {
-            let offered = list.pieces.count <= Sys.iovMax
-                ? list.count : list.pieces.prefix(Sys.iovMax).reduce(0) { $0 + $1.count }
-            switch try Sys.send(fd, gather: list) {
+        while !list.isEmpty && total < maxBytes {
+            let offered = min(maxBytes - total, list.pieces.count <= Sys.iovMax
+                ? list.count : list.pieces.prefix(Sys.iovMax).reduce(0) { $0 + $1.count })
+            switch try Sys.send(fd, gather: list, limit: maxBytes - total) {
             case .wouldBlock:
                 return total == 0 ? .wouldBlock : .processed(total)
             case .processed(let n):

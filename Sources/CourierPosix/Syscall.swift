@@ -321,7 +321,8 @@ enum Sys {
     /// The iovec array (and a scratch area for inline pieces, whose bytes live inside a value)
     /// comes from `withUnsafeTemporaryAllocation`: on the stack for the usual handful of pieces,
     /// so a gather write does not allocate.
-    static func send(_ fd: CInt, gather list: GatherList) throws(Errno) -> IOResult<Int> {
+    /// At most `limit` bytes are offered (the last iovec is shortened): a rate cap's grant.
+    static func send(_ fd: CInt, gather list: GatherList, limit: Int = Int.max) throws(Errno) -> IOResult<Int> {
         let pieces = list.pieces
         let n = min(pieces.count, iovMax)
         precondition(n > 0, "gather write of an empty list")
@@ -347,7 +348,17 @@ enum Sys {
                         iov[i] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: count)
                     }
                 }
-                outcome = Result { () throws(Errno) in try sendmsg(fd, iov) }
+                var offered = 0
+                var count = n
+                for i in 0..<n {
+                    if offered + iov[i].iov_len >= limit {
+                        iov[i].iov_len = limit - offered
+                        count = i + 1
+                        break
+                    }
+                    offered += iov[i].iov_len
+                }
+                outcome = Result { () throws(Errno) in try sendmsg(fd, UnsafeMutableBufferPointer(rebasing: iov[..<count])) }
             }
         }
         return try outcome.get()
@@ -529,6 +540,27 @@ enum Sys {
 
     /// isatty(3).
     static func isTerminal(_ fd: CInt) -> Bool { Glibc.isatty(fd) == 1 }
+
+    /// uname(2)'s release field (the kernel's version, "6.1.0-18-amd64").
+    static func kernelRelease() -> String? {
+        var names = utsname()
+        guard Glibc.uname(&names) == 0 else { return nil }
+        return withUnsafeBytes(of: &names.release) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// The file name of the running executable: readlink(2) of /proc/self/exe, last component.
+    static func executableName() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { Glibc.readlink("/proc/self/exe", $0.baseAddress!, $0.count) }
+        }
+        guard count > 0 else { return nil }
+        let path = buffer[..<count]
+        let name = path.lastIndex(of: UInt8(ascii: "/")).map { path[($0 + 1)...] } ?? path[...]
+        return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+    }
 
     /// getrusage(RUSAGE_SELF): every thread of the process.
     static func resourceUsage() -> ResourceUsage {

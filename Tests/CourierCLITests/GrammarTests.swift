@@ -132,7 +132,8 @@ extension CLITests {
             defer { removeScratchDirectory(dir) }
             writeFile(dir + "/up load.txt", "data")
             let put = courier(["--offline", "-T", dir + "/up load.txt", "http://h/put/"])
-            #expect(put.stdout == crlfText("PUT /put/up%20load.txt HTTP/1.1\nHost: h\nUser-Agent: courier/0.1\nAccept: */*\nContent-Length: 4\nExpect: 100-continue\n\ndata"))
+            // A small upload does not ask Expect: 100-continue (curl's -T does: docs/cli.md).
+            #expect(put.stdout == crlfText("PUT /put/up%20load.txt HTTP/1.1\nHost: h\nUser-Agent: courier/0.1\nAccept: */*\nContent-Length: 4\n\ndata"))
         }
 
         @Test("10,000 URLs on one command line are each requested, in order")

@@ -120,6 +120,7 @@ extension ConnectionTests {
                 try await connection.finishBody()
                 let response = try await connection.receiveResponse()
                 #expect(response.status == 200)
+                #expect(response.expectContinue == .continued, "the body waited for the server's 100")
                 #expect(try await response.body.collect().readableString == #"{"received":3}"#)
                 #expect(connection.isReusable)
                 await connection.close()

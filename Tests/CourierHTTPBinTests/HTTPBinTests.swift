@@ -1,4 +1,4 @@
-// The Session against httpbin: verbs, parameters in the query and the body, headers, Basic auth,
+// The Session against httpbin: verbs, parameters in the query and the body, headers, Basic and Digest auth,
 // the redirect routes and rules, status codes, streaming, compression and delays.
 
 import Courier
@@ -7,6 +7,7 @@ import CourierHTTP1
 import CourierJSON
 import CourierURL
 import Glibc
+import Synchronization
 import Testing
 
 @Suite(.enabled(if: HTTPBin.isAvailable, "needs scripts/httpbin/run"), .serialized, .timeLimit(.minutes(2)))
@@ -120,6 +121,37 @@ struct HTTPBinTests {
         #expect(result.head?.status == 401)
         #expect(result.head?.headers.first(name: "WWW-Authenticate") != nil)
         #expect(failure(result.result)?.afNetworkingCode == -1011)
+        await session.finishTasksAndInvalidate()
+    }
+
+    // MARK: Digest authentication (RFC 7616), against httpbin's own implementation
+
+    @Test(arguments: ["MD5", "SHA-256"])
+    func digestAuthThroughTheChallengeHandler(algorithm: String) async throws {
+        let asked = Mutex(0)
+        let session = HTTPBin.session {
+            $0.challengeHandler = { challenge in
+                guard case .httpAuthentication(let head, _, 0) = challenge, head.status == 401 else { return .performDefaultHandling }
+                asked.withLock { $0 += 1 }
+                return .useCredential(Credential(user: "u", password: "p"))
+            }
+        }
+        let task = session.dataTask(with: HTTPBin.request(.get, "/digest-auth/auth/u/p/\(algorithm)"), serializer: JSONResponseSerializer())
+        let result = await response(task)
+        #expect(result.result.successValue??["authenticated"]?.boolValue == true, "\(String(describing: result.head))")
+        #expect(result.metrics.transactions.count == 2, "a 401, then the Digest answer")
+        #expect(asked.withLock { $0 } == 1)
+        await session.finishTasksAndInvalidate()
+    }
+
+    @Test func digestWithAWrongPasswordIsThe401() async throws {
+        let session = HTTPBin.session {
+            $0.challengeHandler = { _ in .useCredential(Credential(user: "u", password: "wrong")) }
+            $0.authenticationSchemes = [.digest]
+        }
+        let result = await response(session.dataTask(with: HTTPBin.request(.get, "/digest-auth/auth/u/p/SHA-256")))
+        #expect(result.head?.status == 401)
+        #expect(result.metrics.transactions.count == 2)
         await session.finishTasksAndInvalidate()
     }
 

@@ -344,6 +344,62 @@ extension PosixTests {
             try output.commit()
         }
 
+        @Test("neverBlocks: /dev/null, /dev/zero and a null device made with mknod are written without a file thread; files, FIFOs and other devices are not")
+        func neverBlockingDevices() throws {
+            // A device number as glibc's makedev encodes it (sys/sysmacros.h; a macro, not imported).
+            func makedev(_ major: UInt32, _ minor: UInt32) -> dev_t {
+                let major = UInt64(major), minor = UInt64(minor)
+                let high: UInt64 = (major & 0xFFFF_F000) << 32
+                let middle: UInt64 = (major & 0xFFF) << 8
+                let low: UInt64 = (minor & 0xFFFF_FF00) << 12
+                return dev_t(high | middle | low | (minor & 0xFF))
+            }
+            // Major 1 is Linux's memory devices.
+            func status(_ mode: UInt32, major: UInt32, minor: UInt32) -> FileStatus {
+                var info = stat()
+                info.st_mode = mode
+                info.st_rdev = makedev(major, minor)
+                return FileStatus(info)
+            }
+            #expect(status(S_IFCHR, major: 1, minor: 3).isNeverBlockingDevice)
+            #expect(status(S_IFCHR, major: 1, minor: 5).isNeverBlockingDevice)
+            #expect(status(S_IFCHR, major: 1, minor: 7).isNeverBlockingDevice)
+            #expect(!status(S_IFCHR, major: 1, minor: 8).isNeverBlockingDevice, "/dev/random: left to the file thread")
+            #expect(!status(S_IFCHR, major: 1 + 4096, minor: 3).isNeverBlockingDevice, "the high bits of the major count")
+            #expect(!status(S_IFCHR, major: 1, minor: 3 + 256).isNeverBlockingDevice, "the high bits of the minor count")
+            #expect(!status(S_IFBLK, major: 1, minor: 3).isNeverBlockingDevice, "a block device")
+            #expect(!status(S_IFCHR, major: 5, minor: 0).isNeverBlockingDevice, "/dev/tty")
+
+            for path in ["/dev/null", "/dev/zero"] {
+                let output = try OutputFile.create(for: try OutputTarget.resolve(path))
+                #expect(output.neverBlocks, "\(path)")
+                try writeAll(output, "x")
+                try output.commit()
+            }
+            let dir = scratchDirectory()
+            defer { removeAll(dir) }
+            create(dir + "/file", "old")
+            mkfifo(dir + "/fifo", 0o600)
+            let reader = open(dir + "/fifo", O_RDONLY | O_NONBLOCK)
+            defer { close(reader) }
+            for name in ["file", "new", "fifo"] {
+                let output = try OutputFile.create(for: try OutputTarget.resolve(dir + "/" + name))
+                #expect(!output.neverBlocks, "\(name)")
+                output.discard()
+            }
+            // mknod needs CAP_MKNOD: as root only.
+            if getuid() == 0 {
+                #expect(mknod(dir + "/null", S_IFCHR | 0o666, makedev(1, 3)) == 0)
+                #expect(mknod(dir + "/random", S_IFCHR | 0o666, makedev(1, 8)) == 0)
+                let null = try OutputFile.create(for: try OutputTarget.resolve(dir + "/null"))
+                #expect(null.neverBlocks)
+                try null.commit()
+                let random = try OutputFile.create(for: try OutputTarget.resolve(dir + "/random"))
+                #expect(!random.neverBlocks)
+                random.discard()
+            }
+        }
+
         @Test("makeDirectories creates the missing parents with the mode asked; setTimes sets both times")
         func directoriesAndTimes() throws {
             let dir = scratchDirectory()

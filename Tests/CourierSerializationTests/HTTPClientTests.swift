@@ -60,3 +60,45 @@ import Testing
         }
     }
 }
+
+/// An error of the caller's own.
+private struct CallerError: Error, Equatable { let tag: Int }
+
+@Suite struct CallerErrorIdentityTests {
+    typealias Client = HTTPClient<FormRequestSerializer, JSONResponseSerializer>
+
+    @Test("an error thrown by a custom query-string closure reaches the caller as itself, under .invalidRequest")
+    func queryStringClosure() throws {
+        var defaults = RequestDefaults()
+        defaults.queryStringSerialization = { _, _, _ in throw CallerError(tag: 7) }
+        let client = try Client(baseURL: "http://127.0.0.1:9/", requestSerializer: FormRequestSerializer(defaults: defaults),
+                                responseSerializer: JSONResponseSerializer())
+        #expect { _ = try client.dataTask(.get, "x", parameters: .dictionary([("a", .int(1))])) } throws: {
+            guard let error = $0 as? SessionError else { return false }
+            return error.code == .invalidRequest && error.requestSerializationError?.code == .queryStringSerializationFailed
+                && error.underlying as? CallerError == CallerError(tag: 7)
+        }
+        // Courier's own refusal has no caller's error underneath.
+        let plain = try Client(baseURL: "http://127.0.0.1:9/")
+        #expect { _ = try plain.dataTask(.get, "x", parameters: .array([.int(1)])) } throws: {
+            let error = $0 as? SessionError
+            return error?.requestSerializationError?.code == .parametersNotKeyValue && error?.underlying == nil
+        }
+    }
+
+    @Test("an error thrown while constructing a multipart body reaches the caller as itself; nothing is sent")
+    func multipartClosure() async throws {
+        let client = try Client(baseURL: "http://127.0.0.1:9/")
+        do {
+            _ = try await client.post("upload", parameters: nil) { form in
+                try form.appendField(name: "a", value: "b")
+                throw CallerError(tag: 3)
+            }
+            Issue.record("the post should fail")
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(error.requestSerializationError?.code == .multipartFailed)
+            #expect(error.underlying as? CallerError == CallerError(tag: 3))
+        }
+    }
+}

@@ -2,6 +2,7 @@ import CourierBytes
 import CourierHTTP1
 import CourierJSON
 import CourierURL
+import Glibc
 import Testing
 @testable import Courier
 
@@ -94,7 +95,7 @@ private func bodyText(_ request: HTTPRequest) -> String? { request.body.bytes?.r
         #expect(request.headers["User-Agent"] == ["mine/1"])
         #expect(request.headers.fields.map(\.name) == ["Accept-Language", "user-agent", "X-A"])
         #expect(request.timeout == .seconds(30))
-        #expect(try FormRequestSerializer().request(method: .get, uri: uri("http://a/")).headers.first(name: "User-Agent") == "courier/0.1 (Linux; Swift 6)")
+        #expect(try FormRequestSerializer().request(method: .get, uri: uri("http://a/")).headers.first(name: "User-Agent") == CourierVersion.userAgent)
     }
 
     @Test func acceptLanguageStopsAtSixLanguages() {
@@ -230,5 +231,59 @@ private func bodyText(_ request: HTTPRequest) -> String? { request.body.bytes?.r
     @Test func getUsesTheQuery() throws {
         let request = try PropertyListRequestSerializer().request(method: .get, uri: uri("http://a/"), parameters: .dictionary([("b", .bool(false)), ("a", .integer(1))]))
         #expect(request.uri.query == "a=1&b=0")
+    }
+}
+
+@Suite struct UserAgentTests {
+    @Test("the default User-Agent: <executable>/<version> (Linux <kernel release>), from uname and /proc/self/exe")
+    func defaultUserAgent() throws {
+        var names = utsname()
+        #expect(uname(&names) == 0)
+        let release = withUnsafeBytes(of: &names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let agent = CourierVersion.userAgent
+        #expect(agent.hasSuffix("/0.1 (Linux \(release))"), "\(agent)")
+        // The test runner is the executable here.
+        var path = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &path, path.count)
+        #expect(count > 0)
+        let runner = String(decoding: path[..<max(count, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: "/").last.map(String.init) ?? ""
+        #expect(!runner.isEmpty && agent.hasPrefix(runner + "/"), "\(agent)")
+        #expect(agent.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F })
+    }
+
+    @Test("pure ASCII, product tokens and comments kept valid, as AFNetworking makes it", arguments: [
+        ("myservice", "1.2", "6.1.0-18-amd64", "myservice/1.2 (Linux 6.1.0-18-amd64)"),
+        ("my service", "1.2", nil, "my-service/1.2 (Linux)"),
+        ("café", "1.0 beta", "5.10", "caf/1.0-beta (Linux 5.10)"),
+        ("日本", "1", "6.1 (custom)", "courier/1 (Linux 6.1 custom)"),
+        ("a/b", "2", "x\\y\u{7}", "a-b/2 (Linux xy)"),
+    ] as [(String, String, String?, String)])
+    func shape(executable: String, version: String, release: String?, expected: String) {
+        #expect(CourierVersion.userAgent(executable: executable, version: version, kernelRelease: release) == expected)
+    }
+}
+
+@Suite struct TopLevelParametersTests {
+    @Test("query-string and form parameters must be a dictionary at the top level; a JSON body may be anything")
+    func topLevel() throws {
+        let notKeyValue: [QueryValue] = [.array([.int(1)]), .string("a"), .int(1), .double(1.5), .bool(true), .null, .set([.string("a")])]
+        for value in notKeyValue {
+            for method in [HTTPMethod.get, .post, .delete] {
+                #expect { try FormRequestSerializer().request(method: method, uri: uri("http://a/"), parameters: value) } throws: {
+                    ($0 as? RequestSerializationError)?.code == .parametersNotKeyValue
+                }
+            }
+        }
+        // A JSON array: refused in a query (GET), sent as it is in a body (POST).
+        #expect { try JSONRequestSerializer().request(method: .get, uri: uri("http://a/"), parameters: [1, 2]) } throws: {
+            ($0 as? RequestSerializationError)?.code == .parametersNotKeyValue
+        }
+        #expect(bodyText(try JSONRequestSerializer().request(method: .post, uri: uri("http://a/"), parameters: [1, 2])) == "[1,2]")
+        // A dictionary (even empty) is fine; a custom query-string closure takes anything.
+        #expect(try FormRequestSerializer().request(method: .get, uri: uri("http://a/"), parameters: .dictionary([("k", .array([.int(1)]))])).uri.description == "http://a/?k%5B%5D=1")
+        #expect(try FormRequestSerializer().request(method: .get, uri: uri("http://a/"), parameters: .dictionary([])).uri.description == "http://a/")
+        var defaults = RequestDefaults()
+        defaults.queryStringSerialization = { _, _, value in value == .string("raw") ? "raw" : "other" }
+        #expect(try FormRequestSerializer(defaults: defaults).request(method: .get, uri: uri("http://a/"), parameters: .string("raw")).uri.description == "http://a/?raw")
     }
 }

@@ -131,10 +131,11 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
     @Test func validationMatrix() {
         let bodies: [ByteBuffer] = [ByteBuffer(), ByteBuffer(string: "[1]")]
         for status in [200, 400] {
-            for type in ["application/json", "image/png"] {
+            for type in ["application/json", "image/png", nil] {
                 for body in bodies {
                     let (isValid, error) = json.validate(head: head(status, type), body: body)
-                    let statusOK = status == 200, typeOK = type == "application/json"
+                    // No media type and no body (a 204, Content-Length: 0): nothing to judge.
+                    let statusOK = status == 200, typeOK = type == "application/json" || (type == nil && body.isEmpty)
                     #expect(isValid == (statusOK && typeOK))
                     let expectedTop: ResponseSerializationError.Code? =
                         !statusOK ? .unacceptableStatusCode : (!typeOK && !body.isEmpty ? .unacceptableContentType : nil)
@@ -251,7 +252,7 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
 }
 
 @Suite struct CompoundResponseSerializerTests {
-    @Test func firstValueWinsElseLastError() throws {
+    @Test func firstValueWinsElseTheBody() throws {
         var compound = CompoundResponseSerializer()
         compound.append(JSONResponseSerializer())
         compound.append(StringResponseSerializer())
@@ -263,14 +264,58 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
         let empty = try compound.serialize(head: head(200, "application/json"), body: ByteBuffer())
         #expect(empty as? String == "")
 
+        // No member accepts image/png: AFNetworking's fallback to AFHTTPResponseSerializer gives
+        // the bytes, with no error.
         var strict = CompoundResponseSerializer()
         strict.append(JSONResponseSerializer())
         var s = StringResponseSerializer()
         s.acceptableContentTypes = ["text/plain"]
         strict.append(s)
-        #expect { try strict.serialize(head: head(200, "image/png"), body: ByteBuffer(string: "x")) } throws: {
+        let png = try strict.serialize(head: head(200, "image/png"), body: ByteBuffer(string: "x"))
+        #expect((png as? ByteBuffer)?.readableString == "x")
+    }
+
+    @Test("no member produces a value: the body, after the compound's own validation (AFHTTPResponseSerializer's)")
+    func fallback() throws {
+        var compound = CompoundResponseSerializer()
+        compound.append(JSONResponseSerializer())
+        // A 200 text/plain body to a JSON-only compound: data, no error.
+        let plain = try compound.serialize(head: head(200, "text/plain"), body: ByteBuffer(string: "hello"))
+        #expect((plain as? ByteBuffer)?.readableString == "hello")
+        // JSON that does not parse: the member fails, the bytes come back.
+        let broken = try compound.serialize(head: head(200, "application/json"), body: ByteBuffer(string: "{bad"))
+        #expect((broken as? ByteBuffer)?.readableString == "{bad")
+        // A status outside 200–299: -1011, carrying the bytes as the value.
+        #expect { try compound.serialize(head: head(404, "text/plain"), body: ByteBuffer(string: "nope")) } throws: {
             let error = $0 as? ResponseSerializationError
-            return error?.code == .unacceptableContentType && error?.mimeType == "image/png"
+            return error?.code == .unacceptableStatusCode && error?.code.number == -1011
+                && (error?.value as? ByteBuffer)?.readableString == "nope"
         }
+        // A member that accepts the status still wins over the fallback.
+        var lenient = JSONResponseSerializer()
+        lenient.acceptableStatusCodes = [404]
+        var withLenient = CompoundResponseSerializer()
+        withLenient.append(lenient)
+        #expect(try withLenient.serialize(head: head(404, "application/json"), body: ByteBuffer(string: "[2]")) as? JSONValue == [2])
+        // The compound's own settings apply to the fallback only.
+        var typed = CompoundResponseSerializer()
+        typed.append(JSONResponseSerializer())
+        typed.acceptableContentTypes = ["application/json"]
+        #expect { try typed.serialize(head: head(200, "image/png"), body: ByteBuffer(string: "x")) } throws: {
+            ($0 as? ResponseSerializationError)?.code == .unacceptableContentType
+        }
+        typed.acceptableStatusCodes = nil
+        typed.acceptableContentTypes = nil
+        #expect((try typed.serialize(head: head(500, "image/png"), body: ByteBuffer(string: "y")) as? ByteBuffer)?.readableString == "y")
+        // An empty compound is AFHTTPResponseSerializer.
+        #expect((try CompoundResponseSerializer().serialize(head: head(204, nil), body: ByteBuffer()) as? ByteBuffer)?.readableBytes == 0)
+    }
+
+    @Test("a session calls the compound's own serialize (a protocol requirement), so the fallback reaches the caller")
+    func throughTheProtocol() throws {
+        func run<S: ResponseSerializer>(_ serializer: S) throws -> S.Value { try serializer.serialize(head: head(200, "text/plain"), body: ByteBuffer(string: "z")) }
+        var compound = CompoundResponseSerializer()
+        compound.append(JSONResponseSerializer())
+        #expect((try run(compound) as? ByteBuffer)?.readableString == "z")
     }
 }

@@ -20,11 +20,22 @@ as the request's path and query say, so each case scripts its own response in it
   /auth?schemes=Basic,Digest
         401 with one WWW-Authenticate per scheme unless the request has an Authorization field
         with one of the schemes (then 200 with the field echoed)
+  /digest?algorithm=A&qop=Q&userhash=1&stale=1&also=Basic&fixed=1
+        RFC 7616 Digest for user "u", password "p", realm "r": 401 with a challenge (algorithm A,
+        default MD5; qop Q, default auth, "none" for RFC 2069's form without qop; userhash=true
+        when asked; a Basic challenge too with also=Basic) unless the Authorization is a Digest
+        response the server verifies: nonce known, nc above the last one seen for the nonce, the
+        uri the request-target, the response hash right. Each 401 issues a new nonce
+        ("nonce-N-7f3a"; with fixed=1 always the same one, as Apache's time-based nonces repeat,
+        so nc must count up); with stale=1 the first one is stale: a right response with it gets
+        401 stale=true and a new nonce. A right response: 200 "digest ok nc=N".
   /slow?ms=N  waits N ms before answering
   anything else: 200 "hello\n"
 
 Binds 127.0.0.1 only (and ::1 when asked); keep-alive; answers Expect: 100-continue.
 """
+import hashlib
+import re
 import socket
 import threading
 import time
@@ -75,6 +86,9 @@ class Server:
         self.lock = threading.Lock()
         self.requests = []
         self.connections = 0
+        # Digest state: the nonces issued, in order, and the last nc seen per nonce (reset with
+        # the records, so both tools of a case see the same nonces).
+        self.nonce_counts = {}
         self.stopping = False
         self.thread = threading.Thread(target=self._accept, daemon=True)
         self.thread.start()
@@ -83,6 +97,7 @@ class Server:
         with self.lock:
             self.requests = []
             self.connections = 0
+            self.nonce_counts = {}
 
     def snapshot(self):
         with self.lock:
@@ -284,6 +299,8 @@ class Server:
                         fields.append(("WWW-Authenticate", f'{s} realm="r"'))
                 fields.append(("Content-Type", "text/plain"))
                 body = b"denied\n"
+        elif path == "/digest":
+            status, fields, body = self._digest(method, target, query, req.field("Authorization"))
         elif path == "/slow":
             time.sleep(int(query.get("ms", ["500"])[0]) / 1000)
 
@@ -316,6 +333,88 @@ class Server:
         if lie is not None or close or close_delimited:
             return False
         return True
+
+
+    # Digest (RFC 7616)
+
+    DIGEST_HASHES = {"MD5": "md5", "SHA-256": "sha256", "SHA-512-256": "sha512_256"}
+
+    def _digest(self, method, target, query, given):
+        algorithm = query.get("algorithm", ["MD5"])[0]
+        qop = query.get("qop", ["auth"])[0]
+        userhash = query.get("userhash", ["0"])[0] == "1"
+        stale_first = query.get("stale", ["0"])[0] == "1"
+        base = algorithm[:-5] if algorithm.endswith("-sess") else algorithm
+
+        def h(text):
+            return hashlib.new(self.DIGEST_HASHES[base], text.encode("utf-8")).hexdigest()
+
+        def challenge(stale=False):
+            with self.lock:
+                if query.get("fixed", ["0"])[0] == "1":
+                    nonce = "nonce-fixed-7f3a"
+                    self.nonce_counts.setdefault(nonce, 0)
+                else:
+                    nonce = f"nonce-{len(self.nonce_counts) + 1}-7f3a"
+                    self.nonce_counts[nonce] = 0
+            parts = ['realm="r"', f'nonce="{nonce}"']
+            if qop != "none":
+                parts.append(f'qop="{qop}"')
+            parts += [f"algorithm={algorithm}", 'opaque="op-1"']
+            if stale:
+                parts.append("stale=true")
+            if userhash:
+                parts.append("userhash=true")
+            fields = [("WWW-Authenticate", "Digest " + ", ".join(parts))]
+            if "Basic" in query.get("also", []):
+                fields.append(("WWW-Authenticate", 'Basic realm="r"'))
+            return 401, fields + [("Content-Type", "text/plain")], b"denied\n"
+
+        if not given or not given.lower().startswith("digest "):
+            return challenge()
+        params = dict((k.lower(), v1 if v1 else v2)
+                      for k, v1, v2 in re.findall(r'([A-Za-z0-9_*-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))', given[7:]))
+        params = {k: re.sub(r"\\(.)", r"\1", v) for k, v in params.items()}
+        bad = lambda why: (401, [("Content-Type", "text/plain")], f"bad digest: {why}\n".encode())
+        nonce = params.get("nonce")
+        with self.lock:
+            if nonce not in self.nonce_counts:
+                return bad("unknown nonce")
+        expected_user = h("u:r") if userhash else "u"
+        if params.get("username") != expected_user:
+            return bad("username " + str(params.get("username")))
+        if userhash and params.get("userhash", "").lower() != "true":
+            return bad("userhash missing")
+        if params.get("realm") != "r" or params.get("uri") != target or params.get("opaque") != "op-1":
+            return bad("realm, uri or opaque")
+        if params.get("algorithm", "MD5") != algorithm:
+            return bad("algorithm")
+        ha1 = h("u:r:p")
+        cnonce = params.get("cnonce", "")
+        if algorithm.endswith("-sess"):
+            ha1 = h(f"{ha1}:{nonce}:{cnonce}")
+        ha2 = h(f"{method}:{target}")
+        if qop == "none":
+            expected = h(f"{ha1}:{nonce}:{ha2}")
+            nc_text = "-"
+        else:
+            if params.get("qop") != "auth" or not cnonce:
+                return bad("qop or cnonce")
+            nc_text = params.get("nc", "")
+            if not re.fullmatch(r"[0-9a-f]{8}", nc_text):
+                return bad("nc")
+            nc = int(nc_text, 16)
+            with self.lock:
+                last = self.nonce_counts.get(nonce, 0)
+                if nc <= last:
+                    return bad(f"nc {nc_text} not above {last:08x}")
+                self.nonce_counts[nonce] = nc
+            expected = h(f"{ha1}:{nonce}:{nc_text}:{cnonce}:auth:{ha2}")
+        if params.get("response") != expected:
+            return bad("response")
+        if stale_first and nonce == "nonce-1-7f3a":
+            return challenge(stale=True)
+        return 200, [("Content-Type", "text/plain")], f"digest ok nc={nc_text}\n".encode()
 
 
 def default_reason(status):

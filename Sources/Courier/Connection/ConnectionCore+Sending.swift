@@ -11,7 +11,9 @@ extension ConnectionCore {
     // MARK: Requests
 
     /// Sends a request head: `.ready` when it is in the kernel, `.wait` when part of it is queued.
-    func sendHead(_ head: EncodedHead, info: HTTP1ClientStateMachine.RequestInfo) -> Readiness<Void> {
+    /// - Parameter expectContinue: the head carries `Expect: 100-continue`: a body that follows
+    ///   waits this long at most for the interim 100 (nil: the head did not ask).
+    func sendHead(_ head: EncodedHead, info: HTTP1ClientStateMachine.RequestInfo, expectContinue: Duration? = nil) -> Readiness<Void> {
         if failedWhileIdle && exchangeNumber > 0 {
             // A reused connection the server closed (or poisoned) while it idled: the request was
             // never sent, which the pool's retry rule must know. A fresh connection that failed
@@ -48,7 +50,19 @@ extension ConnectionCore {
         endDelivered = false
         bodyAwaitingFinish = machine.isSendingBody
         uploadStopped = false
+        continueOutcome = nil
+        if let expectContinue, bodyAwaitingFinish {
+            // RFC 9110 §10.1.1: the body waits for the 100, a final response or the timeout.
+            awaitingContinue = true
+            continueTimer = loop.scheduleTimer(after: expectContinue) { [weak self] in
+                guard let self else { return }
+                continueTimer = nil
+                endContinueWait(.timedOut)
+                deliver()
+            }
+        }
         if let total = options.totalTimeout { armDeadline(after: total) }
+        startSpeedCheck()
         guard enqueue(head.bytes) else { return .failed(failure!) }
         let readiness = startWrite()
         // The response is read (ahead) from now on, while the request body is still being sent.
@@ -60,6 +74,7 @@ extension ConnectionCore {
     func writeBody(_ buffer: ByteBuffer) -> Readiness<Void> {
         if let failure { return .failed(earlyResponseError ?? failure) }
         if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
+        if awaitingContinue { return .wait }  // held for the 100: `waitForWrite(_:retry:)`
         guard bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(bodyAwaitingFinish ? .notReusable : .invalidRequest,
                                            bodyAwaitingFinish ? "a write is already in progress" : "no request body is open"))
@@ -80,6 +95,7 @@ extension ConnectionCore {
     func writeFile(_ file: File, offset: Int64, count: Int) -> Readiness<Void> {
         if let failure { return .failed(earlyResponseError ?? failure) }
         if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
+        if awaitingContinue { return .wait }
         guard tls == nil, bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
         }
@@ -99,6 +115,7 @@ extension ConnectionCore {
     func finishBody(trailers: HTTPHeaders) -> Readiness<Void> {
         if let failure { return .failed(earlyResponseError ?? failure) }
         if uploadStopped { return .failed(ConnectionError(.earlyResponse, "the upload was stopped by an early response")) }
+        if awaitingContinue { return .wait }
         guard bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "no request body is open"))
         }
@@ -159,6 +176,43 @@ extension ConnectionCore {
         armIdle()
     }
 
+    /// Waits for a body operation to complete: when it was held for the 100 (`retry` has not run
+    /// yet), until the wait ends and `retry` has run; else for its queued bytes to be written.
+    func waitForWrite(_ continuation: UnsafeContinuation<Void, any Error>, retry: @escaping () -> Readiness<Void>) {
+        guard awaitingContinue else {
+            waitForWrite(continuation)
+            return
+        }
+        if continueWaiter != nil {
+            continuation.resume(throwing: ConnectionError(.notReusable, "a write is already in progress"))
+            return
+        }
+        continueWaiter = ContinueWaiter(retry: retry, continuation: continuation)
+        touch()
+        armIdle()
+    }
+
+    /// Ends the wait for 100 Continue: the held body may go (`continued`, `timedOut`), or must
+    /// not (`finalResponse`: the server answered without it; the connection closes after that
+    /// response). The held writer runs from `deliver`.
+    func endContinueWait(_ outcome: ExpectContinueOutcome) {
+        guard awaitingContinue else { return }
+        awaitingContinue = false
+        continueOutcome = outcome
+        if let continueTimer { _ = loop.cancelTimer(continueTimer) }
+        continueTimer = nil
+        if outcome == .finalResponse { _ = stopSending() }
+    }
+
+    /// Runs a body operation that waited for the 100 and resumes its caller.
+    func resumeAfterContinue(_ waiter: ContinueWaiter) {
+        switch waiter.retry() {
+        case .ready: waiter.continuation.resume()
+        case .failed(let error): waiter.continuation.resume(throwing: error)
+        case .wait: waitForWrite(waiter.continuation)
+        }
+    }
+
     /// Whether a final response head arrived while the request body is still being sent and the
     /// server is not going to take the rest: a status of 300 or more (curl stops sending then
     /// too: an early 413 or 401) or a response that closes the connection. A 2xx that keeps the
@@ -188,4 +242,11 @@ extension ConnectionCore {
         updateInterest()
         return error
     }
+}
+
+/// A body operation held until the wait for 100 Continue ends.
+struct ContinueWaiter {
+    /// The operation, run again once the wait is over.
+    let retry: () -> Readiness<Void>
+    let continuation: UnsafeContinuation<Void, any Error>
 }

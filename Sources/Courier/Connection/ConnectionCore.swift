@@ -79,6 +79,19 @@ final class ConnectionCore: @unchecked Sendable {
     /// A file range being sent with sendfile(2) after `output` drains (plain connections only).
     var pendingFile: (file: File, offset: Int64, remaining: Int)?
 
+    // The rate rules (ConnectionCore+Rate.swift): caps per direction, curl's low-speed check.
+    var receiveBucket: TokenBucket?
+    var sendBucket: TokenBucket?
+    var receivePaused = false
+    var sendPaused = false
+    var receiveResumeTimer: EventLoop.Timer?
+    var sendResumeTimer: EventLoop.Timer?
+    var speedMeter: SpeedMeter?
+    var speedTimer: EventLoop.Timer?
+    /// Bytes read from and written to the socket so far (the low-speed check's samples).
+    var totalReceived = 0
+    var totalSent = 0
+
     var lastActivity = Instant.now()
     var idleTimer: EventLoop.Timer?
     var deadlineTimer: EventLoop.Timer?
@@ -107,6 +120,17 @@ final class ConnectionCore: @unchecked Sendable {
     var tunnelPending = false
     var tunnelLeftover = ByteBuffer()
 
+    // Expect: 100-continue (RFC 9110 §10.1.1). The head asked for it and a body follows: the body
+    // is held back until the interim 100 arrives, a final response arrives (the body is then
+    // never sent: `stopSending`), or `continueTimer` fires (the body is sent anyway — a server
+    // that ignores Expect costs the timeout, never a hang). Body writes made meanwhile wait in
+    // `continueWaiter` and run when the wait ends.
+    var awaitingContinue = false
+    var continueTimer: EventLoop.Timer?
+    var continueWaiter: ContinueWaiter?
+    /// How the current exchange's wait ended (nil: the request did not ask).
+    var continueOutcome: ExpectContinueOutcome?
+
     // The exchange in progress (response side).
     /// The final head, decoded and not yet taken by `receiveHead`.
     var decodedHead: HTTP1ResponseHead?
@@ -131,6 +155,9 @@ final class ConnectionCore: @unchecked Sendable {
         self.options = options
         self.machine = HTTP1ClientStateMachine(limits: options.limits)
         self.readSize = min(options.readSize, 16 << 10)
+        let now = Instant.now()
+        receiveBucket = options.maximumReceiveRate.map { TokenBucket(rate: $0, now: now) }
+        sendBucket = options.maximumSendRate.map { TokenBucket(rate: $0, now: now) }
     }
 
     deinit { LiveObjects.destroyed(.connectionCore) }
@@ -264,7 +291,7 @@ final class ConnectionCore: @unchecked Sendable {
             headTaken = true
             decodedHead = nil
             let body = handsBodyWithHead ? takePending() : BodyBatch(first: nil, ended: false)
-            return .ready(ResponseStart(head: head, exchange: exchangeNumber, body: body))
+            return .ready(ResponseStart(head: head, exchange: exchangeNumber, body: body, continueOutcome: continueOutcome))
         }
         if let failure { return .failed(failure) }
         return .wait
@@ -334,6 +361,7 @@ final class ConnectionCore: @unchecked Sendable {
         guard exchangeActive, endDelivered, !bodyAwaitingFinish else { return }
         exchangeActive = false
         cancelDeadline()
+        stopSpeedCheck()
         if endKeepAlive && machine.isReusable && !peerEOF && failure == nil && !uploadStopped {
             reusable.store(true, ordering: .releasing)
             updateInterest()
@@ -345,11 +373,11 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Whether the loop should read now.
     var wantsToRead: Bool {
-        guard socket != nil, !peerEOF, failure == nil, !tunnelPending else { return false }
+        guard socket != nil, !peerEOF, failure == nil, !receivePaused, !tunnelPending else { return false }
         if handshakeWaiter != nil { return true }
         if tls?.isHandshakeComplete == false { return false }
         guard exchangeActive else { return true }  // idle: watch for a close or stray bytes
-        if headWaiter != nil || bodyWaiter != nil { return true }
+        if headWaiter != nil || bodyWaiter != nil || awaitingContinue { return true }
         if bodyEnded { return true }  // watch for bytes after the response
         let limit = options.readAheadLimit
         return limit > 0 && pendingBytes < limit
@@ -395,7 +423,8 @@ final class ConnectionCore: @unchecked Sendable {
         var filledTheRead = false
         do throws(any Error) {
             if let tls {
-                let size = readSize
+                let size = receiveAllowance(readSize)
+                guard size > 0 else { return false }
                 var requested = size
                 let leftover = cipherLeftover
                 cipherLeftover = ByteBuffer()
@@ -413,6 +442,7 @@ final class ConnectionCore: @unchecked Sendable {
                 case .processed(let n):
                     filledTheRead = n >= requested
                     adapt(readSize: n)
+                    received(n)
                 }
                 touch()
                 if handshakeWaiter != nil {
@@ -459,7 +489,8 @@ final class ConnectionCore: @unchecked Sendable {
                     flush()
                 }
             } else {
-                let size = readSize
+                let size = receiveAllowance(readSize)
+                guard size > 0 else { return false }
                 var requested = size
                 let (plain, result) = try loop.receiveBuffers.fill(size: size) { (buffer: inout ByteBuffer) throws(Errno) -> IOResult<Int> in
                     machine.moveUnconsumedBytes(into: &buffer)
@@ -478,6 +509,7 @@ final class ConnectionCore: @unchecked Sendable {
                     gotBytes = true
                     filledTheRead = n >= requested
                     adapt(readSize: n)
+                    received(n)
                 }
                 touch()
             }
@@ -533,13 +565,17 @@ final class ConnectionCore: @unchecked Sendable {
                     }
                     machine.releaseBufferIfConsumed()
                     return
-                case .interimResponse:
-                    continue  // 100 Continue, 103 Early Hints: skipped
+                case .interimResponse(let head):
+                    // 100 Continue releases a held body; others (102, 103) are skipped.
+                    if head.status == 100 && awaitingContinue { endContinueWait(.continued) }
+                    continue
                 case .responseHead(let head, let framing):
                     responseFraming = framing
                     decodedHead = HTTP1ResponseHead(status: head.status, version: head.version,
                                                     reason: head.reasonPhrase.readableString,
                                                     headers: head.headers.headers)
+                    // A final response before the 100: the server decided without the body.
+                    if awaitingContinue { endContinueWait(.finalResponse) }
                 case .bodyPart(let slice):
                     appendPending(slice)
                 case .endOfMessage(_, let keepAlive):
@@ -626,6 +662,10 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Wakes the callers that can proceed now.
     func deliver() {
+        if !awaitingContinue, let waiter = continueWaiter {
+            continueWaiter = nil
+            resumeAfterContinue(waiter)
+        }
         if let waiter = writeWaiter, responseEndsUpload {
             // The server answered and will not take the rest of the body: the blocked writer
             // stops, and its caller reads the response.
@@ -654,9 +694,13 @@ final class ConnectionCore: @unchecked Sendable {
     func flush() {
         guard let socket else { return }
         while !output.isEmpty {
+            let allowed = sendAllowance(output.count)
+            guard allowed > 0 else { updateInterest(); return }
             do {
-                switch try socket.write(gathering: &output) {
-                case .processed: touch()
+                switch try socket.write(gathering: &output, maxBytes: allowed) {
+                case .processed(let n):
+                    touch()
+                    sent(n)
                 case .wouldBlock:
                     updateInterest()
                     return
@@ -667,8 +711,10 @@ final class ConnectionCore: @unchecked Sendable {
             }
         }
         while let pending = pendingFile {
+            let allowed = sendAllowance(pending.remaining)
+            guard allowed > 0 else { updateInterest(); return }
             do {
-                switch try socket.sendFile(pending.file, offset: pending.offset, count: pending.remaining) {
+                switch try socket.sendFile(pending.file, offset: pending.offset, count: allowed) {
                 case .processed(let n):
                     guard n > 0 else {
                         // The file ended before the range: it shrank while being sent.
@@ -677,6 +723,7 @@ final class ConnectionCore: @unchecked Sendable {
                         return
                     }
                     touch()
+                    sent(n)
                     pendingFile = n == pending.remaining ? nil : (pending.file, pending.offset + Int64(n), pending.remaining - n)
                 case .wouldBlock:
                     updateInterest()
@@ -699,7 +746,7 @@ final class ConnectionCore: @unchecked Sendable {
         guard let registration else { return }
         var wanted: EventLoop.Interest = []
         if wantsToRead { wanted.insert(.readable) }
-        if !output.isEmpty || pendingFile != nil { wanted.insert(.writable) }
+        if (!output.isEmpty || pendingFile != nil) && !sendPaused { wanted.insert(.writable) }
         guard wanted != interest else { return }
         do {
             try loop.setInterest(wanted, for: registration)
@@ -713,7 +760,9 @@ final class ConnectionCore: @unchecked Sendable {
 
     func touch() { lastActivity = Instant.now() }
 
-    var waitingOnPeer: Bool { headWaiter != nil || bodyWaiter != nil || writeWaiter != nil || handshakeWaiter != nil }
+    var waitingOnPeer: Bool {
+        headWaiter != nil || bodyWaiter != nil || writeWaiter != nil || handshakeWaiter != nil || continueWaiter != nil
+    }
 
     func armIdle() {
         guard idleTimer == nil, failure == nil else { return }
@@ -754,10 +803,14 @@ final class ConnectionCore: @unchecked Sendable {
         failure = error
         reusable.store(false, ordering: .releasing)
         closeTransport(graceful: false)
-        for timer in [idleTimer, deadlineTimer, handshakeTimer] { if let timer { _ = loop.cancelTimer(timer) } }
+        for timer in [idleTimer, deadlineTimer, handshakeTimer, continueTimer] { if let timer { _ = loop.cancelTimer(timer) } }
+        stopRateTimers()
         idleTimer = nil
         deadlineTimer = nil
         handshakeTimer = nil
+        continueTimer = nil
+        // A body held for the 100 will never go: its writer gets the failure (through `deliver`).
+        awaitingContinue = false
         let handshake = handshakeWaiter
         handshakeWaiter = nil
         handshake?.fail(error)

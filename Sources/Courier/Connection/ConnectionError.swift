@@ -24,6 +24,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         /// The local end of the connection could not be set up as asked (`LocalBinding`): no such
         /// interface or host, no free port in the range, an address that is not local (curl 45).
         public static let localBindFailed = Code(rawValue: "localBindFailed")
+        /// The transfer was slower than `HTTP1ConnectionOptions.lowSpeedLimit` for its duration
+        /// (curl `-Y`/`-y`: "Operation too slow", exit 28).
+        public static let transferTooSlow = Code(rawValue: "transferTooSlow")
         /// The TLS handshake did not complete within `tlsHandshakeTimeout` (curl exit 28).
         public static let tlsHandshakeTimeout = Code(rawValue: "tlsHandshakeTimeout")
         /// No byte was read or written for `idleTimeout` while waiting on the peer (curl exit 28).
@@ -105,7 +108,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     /// The curl exit code closest to this error (design §9), for the command-line tool.
     public var curlExitCode: Int {
         switch code {
-        case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout: return 28
+        case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout, .transferTooSlow: return 28
         case .connectFailed: return resolutionError != nil ? (proxy != nil ? 5 : 6) : 7
         case .localBindFailed: return 45
         case .proxyTunnelFailed: return 56
@@ -132,7 +135,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var afNetworkingCode: Int? {
         switch code {
         case .cancelled: return -999
-        case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout: return -1001
+        case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout, .transferTooSlow: return -1001
         case .connectFailed: return resolutionError != nil ? -1003 : -1004
         case .localBindFailed: return -1004
         case .tlsFailed: return tlsError?.isCertificateVerificationFailure == true || tlsError?.code == .pinningFailed ? -1202 : -1200

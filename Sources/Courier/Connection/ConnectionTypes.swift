@@ -32,6 +32,8 @@ struct ResponseStart: Sendable {
     /// Identifies the exchange, so a body iterator of an earlier response cannot read a later one.
     var exchange: Int
     var body: BodyBatch
+    /// How the wait for 100 Continue ended (nil: the request did not ask).
+    var continueOutcome: ExpectContinueOutcome? = nil
 }
 
 /// The rest of a response body lent out to be spliced into a file: the socket leaves the loop

@@ -374,6 +374,13 @@ public final class HTTP1Connection: Sendable {
 
     /// Sends a request head. With `body` `.known(n)` (n > 0) or `.unknown`, follow with
     /// `writeBody` calls and `finishBody()`; `.unknown` is sent chunked.
+    ///
+    /// When `headers` carry `Expect: 100-continue` and a body follows, the first body write waits
+    /// for the server's 100 Continue — at most `HTTP1ConnectionOptions.expectContinueTimeout`,
+    /// then the body goes anyway; other interim responses (102, 103) are skipped. A final
+    /// response that comes first ends the upload: the write throws `earlyResponse`, nothing of the
+    /// body is sent, `receiveResponse()` returns that response, and the connection closes after
+    /// it. Upload progress therefore sees no byte before the 100.
     /// - Parameters:
     ///   - method: the method (CONNECT is not supported here).
     ///   - target: the request target, already percent-encoded (origin form `/path?query`).
@@ -400,13 +407,27 @@ public final class HTTP1Connection: Sendable {
 
     /// Sends a head the caller already encoded (a session encodes each request once: the same
     /// bytes go to its observer, its offline rendering and the wire).
-    func sendHead(encoded: EncodedHead, method: HTTPMethod, headers: HTTPHeaders) async throws(ConnectionError) {
+    /// - Parameter expectContinueTimeout: how long a body waits for 100 Continue when the head
+    ///   carries `Expect: 100-continue` (nil: the options' `expectContinueTimeout`).
+    func sendHead(encoded: EncodedHead, method: HTTPMethod, headers: HTTPHeaders,
+                  expectContinueTimeout: Duration? = nil) async throws(ConnectionError) {
         var info = HTTP1ClientStateMachine.RequestInfo(method: method, headers: headers, hasBody: false)
         info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
         let requestInfo = info
+        let expect = HTTP1Connection.expectsContinue(headers) ? (expectContinueTimeout ?? core.options.expectContinueTimeout) : nil
         // A CONNECT opens the connection (a tunnel); the requests it carries are counted.
         if method != .connect { requests.add(1, ordering: .relaxed) }
-        try await perform({ core in core.sendHead(encoded, info: requestInfo) }, wait: { core, waiter in core.waitForWrite(waiter) })
+        try await perform({ core in core.sendHead(encoded, info: requestInfo, expectContinue: expect) },
+                          wait: { core, waiter in core.waitForWrite(waiter) })
+    }
+
+    /// Whether the fields carry `Expect: 100-continue` (the expectation is case-insensitive,
+    /// RFC 9110 §10.1.1).
+    static func expectsContinue(_ headers: HTTPHeaders) -> Bool {
+        headers["Expect"].contains { value in
+            let trimmed = value.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+            return ASCIICase.equal(trimmed, "100-continue".utf8)
+        }
     }
 
     /// Sends a request with a whole body in one call (head, body, end).
@@ -437,7 +458,9 @@ public final class HTTP1Connection: Sendable {
     ///   `earlyResponse` when the server answered before taking the whole body — stop sending
     ///   and read that response with `receiveResponse()`).
     public func writeBody(_ buffer: ByteBuffer) async throws(ConnectionError) {
-        try await perform({ core in core.writeBody(buffer) }, wait: { core, waiter in core.waitForWrite(waiter) })
+        try await perform({ core in core.writeBody(buffer) }, wait: { core, waiter in
+            core.waitForWrite(waiter, retry: { core.writeBody(buffer) })
+        })
     }
 
     /// Writes `count` bytes of `file` from `offset` as part of a Content-Length request body, with
@@ -449,7 +472,9 @@ public final class HTTP1Connection: Sendable {
     /// - Throws: `ConnectionError` (`invalidRequest` on TLS, for chunked bodies, when the count
     ///   exceeds the declared length or the file is shorter than the range).
     public func writeFile(_ file: File, offset: Int64, count: Int) async throws(ConnectionError) {
-        try await perform({ core in core.writeFile(file, offset: offset, count: count) }, wait: { core, waiter in core.waitForWrite(waiter) })
+        try await perform({ core in core.writeFile(file, offset: offset, count: count) }, wait: { core, waiter in
+            core.waitForWrite(waiter, retry: { core.writeFile(file, offset: offset, count: count) })
+        })
     }
 
     /// Ends the request body: the last chunk (with `trailers`) for chunked bodies; a check that
@@ -457,7 +482,9 @@ public final class HTTP1Connection: Sendable {
     /// - Parameter trailers: trailer fields (chunked bodies only).
     /// - Throws: `ConnectionError`.
     public func finishBody(trailers: HTTPHeaders = HTTPHeaders()) async throws(ConnectionError) {
-        try await perform({ core in core.finishBody(trailers: trailers) }, wait: { core, waiter in core.waitForWrite(waiter) })
+        try await perform({ core in core.finishBody(trailers: trailers) }, wait: { core, waiter in
+            core.waitForWrite(waiter, retry: { core.finishBody(trailers: trailers) })
+        })
     }
 
     /// Waits for the final response head (1xx interim responses are skipped).
@@ -471,6 +498,7 @@ public final class HTTP1Connection: Sendable {
                                       wait: { core, waiter in core.waitForHead(waiter) })
         let head = start.head
         return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason, headers: head.headers,
+                             expectContinue: start.continueOutcome,
                              body: HTTP1ResponseBody(connection: self, exchange: start.exchange, prefetched: start.body))
     }
 

@@ -52,9 +52,22 @@ public struct HTTP1ConnectionOptions: Sendable {
     public var localBinding: LocalBinding? = nil
     /// TCP keep-alive probes on every TCP connection (curl `--keepalive-time`). Default nil: none.
     public var keepAlive: TCPKeepAlive? = nil
+    /// The most bytes per second read from the socket (curl `--limit-rate`), ciphertext included
+    /// on TLS; reading pauses on a timer when the budget is spent (TCP's window then slows the
+    /// server). Default nil: no cap.
+    public var maximumReceiveRate: Int? = nil
+    /// The most bytes per second written to the socket (curl `--limit-rate`). Default nil.
+    public var maximumSendRate: Int? = nil
+    /// Fail an exchange whose speed stays below this for its duration (curl `-Y`/`-y`), with
+    /// `transferTooSlow` (exit 28). Default nil.
+    public var lowSpeedLimit: LowSpeedLimit? = nil
     /// AFNetworking's server-trust challenge: asked after every TLS handshake, before any request
     /// is sent. Nil: default handling (the policy, or the handshake's verification).
     public var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ChallengeDisposition)? = nil
+
+    /// How long a request body sent with `Expect: 100-continue` waits for the server's 100
+    /// Continue before it is sent anyway. Default 1 s (curl's `--expect100-timeout` default).
+    public var expectContinueTimeout: Duration = .seconds(1)
 
     /// The defaults.
     public init() {}

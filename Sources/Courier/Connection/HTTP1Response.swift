@@ -15,6 +15,9 @@ public struct HTTP1Response: Sendable {
     public let reasonPhrase: String
     /// The header fields, in order (owned copies).
     public let headers: HTTPHeaders
+    /// How the wait for 100 Continue ended when the request carried `Expect: 100-continue` and
+    /// a body; nil otherwise.
+    public let expectContinue: ExpectContinueOutcome?
     /// The body; iterate it to the end before sending the next request on the connection.
     public let body: HTTP1ResponseBody
 }
@@ -121,4 +124,16 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
         result.compactStorage()
         return result
     }
+}
+
+/// How the wait for 100 Continue ended, for a request sent with `Expect: 100-continue`
+/// (RFC 9110 §10.1.1).
+public enum ExpectContinueOutcome: Sendable, Hashable {
+    /// The server answered 100 Continue; the body followed.
+    case continued
+    /// No interim response came within the timeout: the body was sent anyway.
+    case timedOut
+    /// A final response came first: the body was not sent, and the connection closes after that
+    /// response.
+    case finalResponse
 }

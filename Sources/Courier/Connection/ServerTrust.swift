@@ -5,7 +5,7 @@
 
 import CourierTLS
 
-/// A user name and password for HTTP Basic authentication (RFC 7617).
+/// A user name and password for HTTP Basic (RFC 7617) or Digest (RFC 7616) authentication.
 public struct Credential: Sendable, Hashable {
     /// The user name (must not contain ":", RFC 7617 §2).
     public var user: String
@@ -30,7 +30,9 @@ public struct Credential: Sendable, Hashable {
 /// What a challenge handler decides (AFNetworking's `NSURLSessionAuthChallengeDisposition`).
 public enum ChallengeDisposition: Sendable, Hashable {
     /// Server trust: trust this server whatever the default evaluation would say. HTTP 401: retry
-    /// once with this credential (nil: treated as default handling).
+    /// once with this credential, in the strongest scheme the server offers that
+    /// `SessionConfiguration.authenticationSchemes` allows (Digest, then Basic; a Digest
+    /// stale=true is answered once more without asking); nil: treated as default handling.
     case useCredential(Credential?)
     /// Server trust: evaluate the security policy (or the handshake's verification). HTTP 401:
     /// deliver the 401 response as it is.

@@ -61,6 +61,11 @@ public struct HTTPRequest: Sendable {
     /// request cannot carry a body of unknown length (there is no chunked coding): `.invalidRequest`.
     public var version: HTTPVersion = .http1_1
 
+    /// Whether this request's body waits for 100 Continue, overriding the session's
+    /// `SessionConfiguration.expectContinue` (nil: the session's; `.never` removes the
+    /// expectation from this request).
+    public var expectContinue: ExpectContinuePolicy? = nil
+
     /// What goes after the method in the request line.
     public var effectiveRequestTarget: String { requestTarget ?? uri.requestTarget }
 

@@ -102,3 +102,62 @@ public struct HTTPResponseHead: Sendable {
         String(decoding: bytes.map { $0 &- UInt8(ascii: "A") < 26 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }
+
+extension HTTPResponseHead {
+    /// The short lower-case text Foundation gives a status code
+    /// (`NSHTTPURLResponse.localizedStringForStatusCode:`, English), which AFNetworking's error
+    /// descriptions quote: 404 "not found", 503 "service unavailable", an unlisted 4xx "client
+    /// error". One deliberate difference: 415 is "unsupported media type" (Foundation's table
+    /// has no entry and answers "server error").
+    /// - Parameter status: the status code.
+    /// - Returns: the text.
+    public static func localizedString(forStatusCode status: Int) -> String {
+        switch status {
+        case 100: return "continue"
+        case 101: return "switching protocols"
+        case 102...199: return "informational"
+        case 200: return "no error"
+        case 201: return "created"
+        case 202: return "accepted"
+        case 203: return "non-authoritative information"
+        case 204: return "no content"
+        case 205: return "reset content"
+        case 206: return "partial content"
+        case 207...299: return "success"
+        case 300: return "multiple choices"
+        case 301: return "moved permanently"
+        case 302: return "found"
+        case 303: return "see other"
+        case 304: return "not modified"
+        case 305: return "needs proxy"
+        case 307: return "temporarily redirected"
+        case 306, 308...399: return "redirected"
+        case 400: return "bad request"
+        case 401: return "unauthorized"
+        case 402: return "payment required"
+        case 403: return "forbidden"
+        case 404: return "not found"
+        case 405: return "method not allowed"
+        case 406: return "unacceptable"
+        case 407: return "proxy authentication required"
+        case 408: return "request timed out"
+        case 409: return "conflict"
+        case 410: return "no longer exists"
+        case 411: return "length required"
+        case 412: return "precondition failed"
+        case 413: return "request too large"
+        case 414: return "requested URL too long"
+        case 415: return "unsupported media type"
+        case 416: return "requested range not satisfiable"
+        case 417: return "expectation failed"
+        case 418...499: return "client error"
+        case 500: return "internal server error"
+        case 501: return "unimplemented"
+        case 502: return "bad gateway"
+        case 503: return "service unavailable"
+        case 504: return "gateway unavailable"
+        case 505: return "unsupported version"
+        default: return "server error"
+        }
+    }
+}

@@ -14,16 +14,44 @@
 import CourierBytes
 import CourierHTTP1
 import CourierURL
+import CourierPosix
 
-/// Courier's name and version, as used in the default User-Agent.
+/// Courier's name and version, and the default User-Agent.
 public enum CourierVersion {
-    /// The product token of the User-Agent.
+    /// The product token of the command-line tool's User-Agent (`courier/0.1`, as curl's).
     public static let product = "courier"
     /// The version.
     public static let version = "0.1"
-    /// The default User-Agent, in AFNetworking's `name/version (platform)` shape:
-    /// `courier/0.1 (Linux; Swift 6)`.
-    public static let userAgent = "\(product)/\(version) (Linux; Swift 6)"
+    /// The default User-Agent of a library user's requests, in AFNetworking's shape
+    /// (`<app>/<version> (<model>; iOS <version>)`) on Linux: `<executable>/<version> (Linux
+    /// <kernel release>)`, for example `myservice/0.1 (Linux 6.1.0-18-amd64)`. The executable is
+    /// the running program's file name; Linux programs carry no version that a library can read,
+    /// so the version is Courier's (set `RequestDefaults(userAgent:)` to name your own).
+    public static let userAgent = userAgent(executable: SystemIdentity.executableName ?? product, version: version,
+                                            kernelRelease: SystemIdentity.kernelRelease)
+
+    /// Builds a User-Agent `<executable>/<version> (Linux <kernel release>)`, pure ASCII as
+    /// AFNetworking makes it: bytes outside printable ASCII are dropped; a name left empty
+    /// becomes "courier"; characters that cannot appear in a product token (spaces, "/", "(",
+    /// ...) become "-".
+    /// - Parameters:
+    ///   - executable: the program's name.
+    ///   - version: its version.
+    ///   - kernelRelease: the kernel's release, or nil to write only "Linux".
+    /// - Returns: the field value.
+    public static func userAgent(executable: String, version: String, kernelRelease: String?) -> String {
+        func token(_ text: String) -> String {
+            var bytes: [UInt8] = []
+            for byte in text.utf8 where byte >= 0x20 && byte < 0x7F { bytes.append(ByteClass.token.contains(byte: byte) ? byte : UInt8(ascii: "-")) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        func comment(_ text: String) -> String {
+            // Inside a comment: printable ASCII except the parentheses and the backslash.
+            String(decoding: text.utf8.filter { $0 >= 0x20 && $0 < 0x7F && $0 != 0x28 && $0 != 0x29 && $0 != 0x5C }, as: UTF8.self)
+        }
+        let name = token(executable), release = kernelRelease.map(comment) ?? ""
+        return "\(name.isEmpty ? product : name)/\(token(version)) (Linux\(release.isEmpty ? "" : " " + release))"
+    }
 }
 
 /// A closure that replaces the built-in query-string builder (AFNetworking's
@@ -117,7 +145,13 @@ public struct RequestDefaults: Sendable {
 
     /// The query string for `parameters`, from the custom closure or `QueryString.build`.
     func queryString(method: HTTPMethod, uri: URI, parameters: QueryValue) throws(RequestSerializationError) -> String {
-        guard let custom = queryStringSerialization else { return QueryString.build(parameters) }
+        guard let custom = queryStringSerialization else {
+            // Names come from a dictionary's keys; anything else at the top has no names.
+            guard case .dictionary = parameters else {
+                throw RequestSerializationError(.parametersNotKeyValue, detail: "query-string and form parameters must be a dictionary at the top level, not \(parameters.kindName)")
+            }
+            return QueryString.build(parameters)
+        }
         do { return try custom(method, uri, parameters) } catch {
             throw RequestSerializationError(.queryStringSerializationFailed, underlying: error)
         }
@@ -148,5 +182,20 @@ public struct RequestDefaults: Sendable {
 
     static func uppercasedASCII(_ text: String) -> String {
         String(decoding: text.utf8.map { $0 &- UInt8(ascii: "a") < 26 ? $0 - 32 : $0 }, as: UTF8.self)
+    }
+}
+
+extension QueryValue {
+    /// "an array", "a string", ... for messages.
+    var kindName: String {
+        switch self {
+        case .string: return "a string"
+        case .int, .double: return "a number"
+        case .bool: return "a boolean"
+        case .null: return "null"
+        case .array: return "an array"
+        case .set: return "a set"
+        case .dictionary: return "a dictionary"
+        }
     }
 }

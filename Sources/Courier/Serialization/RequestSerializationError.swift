@@ -18,6 +18,10 @@ public struct RequestSerializationError: Error, Sendable, CustomStringConvertibl
         public static let invalidHeaderField = Code("invalidHeaderField")
         /// The query string could not be added to the URI (`underlying` is the `URIError`).
         public static let invalidQuery = Code("invalidQuery")
+        /// Parameters for a query string or a form body are not a key/value collection (a
+        /// top-level array, string, number, ...): AFNetworking quietly built `?%5B%5D=...` from
+        /// them; Courier refuses. A custom query-string closure may take any value.
+        public static let parametersNotKeyValue = Code("parametersNotKeyValue")
         /// The caller's query-string closure threw (`underlying` is its error).
         public static let queryStringSerializationFailed = Code("queryStringSerializationFailed")
         /// The parameters cannot be written as JSON (non-finite numbers, an `Encodable` that

@@ -113,6 +113,19 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
         return false
     }
 
+    /// The text AFNetworking puts in the error's `NSLocalizedDescriptionKey`:
+    /// "Request failed: not found (404)" for a status, "Request failed: unacceptable
+    /// content-type: text/html" for a media type; for a parser's error, what could not be read.
+    public var localizedDescription: String {
+        if code == .unacceptableStatusCode {
+            return "Request failed: \(HTTPResponseHead.localizedString(forStatusCode: status)) (\(status))"
+        }
+        if code == .unacceptableContentType { return "Request failed: unacceptable content-type: \(mimeType ?? "none")" }
+        var text = "The response could not be read: \(code.name)"
+        if let offset { text += " at byte \(offset)" }
+        return text
+    }
+
     /// The code, status, media type and underlying error.
     public var description: String {
         var text = "response serialization \(code), status \(status)"

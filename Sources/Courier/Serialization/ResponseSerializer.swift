@@ -3,6 +3,7 @@
 // Validation (-validateResponse:data:error:), in AFNetworking's order:
 //   1. content type: when `acceptableContentTypes` is set and does not hold the response's media
 //      type, the response is invalid; an error (-1016) is made only when the body is not empty.
+//      A response with no media type and no body is valid (nothing to judge).
 //   2. status: when `acceptableStatusCodes` is set and does not hold the status, the response is
 //      invalid and the error is -1011, wrapping the content-type error (if any) as underlying.
 // Then each serializer (AFJSONResponseSerializer and the others):
@@ -31,6 +32,16 @@ public protocol ResponseSerializer: Sendable {
     /// - Returns: the value.
     /// - Throws: `ResponseSerializationError` for a body this serializer cannot read.
     func parse(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> Value
+
+    /// Validates, then parses: what a session calls. The default implementation applies
+    /// AFNetworking's rules (the top of this file); a serializer with other rules (the compound's
+    /// fallback) provides its own.
+    /// - Parameters:
+    ///   - head: the response head.
+    ///   - body: the body.
+    /// - Returns: the value.
+    /// - Throws: `ResponseSerializationError`.
+    func serialize(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> Value
 }
 
 /// AFNetworking's default acceptable status codes: 200–299.
@@ -46,7 +57,9 @@ extension ResponseSerializer {
     public func validate(head: HTTPResponseHead, body: ByteBuffer) -> (isValid: Bool, error: ResponseSerializationError?) {
         var isValid = true
         var error: ResponseSerializationError?
-        if let types = acceptableContentTypes, !(head.mimeType.map(types.contains) ?? false) {
+        // A response with neither a media type nor a body (a 204, a 200 with Content-Length: 0)
+        // has no content whose type could be wrong: valid, as in AFNetworking.
+        if let types = acceptableContentTypes, !(head.mimeType.map(types.contains) ?? false), !(head.mimeType == nil && body.isEmpty) {
             if !body.isEmpty {
                 error = ResponseSerializationError(.unacceptableContentType, head: head, body: body)
             }

@@ -359,6 +359,14 @@ final class FileSink: ResponseSink {
     func write(_ bytes: ByteBuffer) async throws(SessionError) {
         let (output, url, path) = state.withLock { ($0.output, $0.url, $0.destination ?? "") }
         guard let output else { return }
+        if output.neverBlocks {
+            // /dev/null and its kind take every write at once: no trip to the file thread (with
+            // `-o /dev/null` per URL, the trips were most of a small download's cost).
+            do throws(Errno) { _ = try output.write(bytes) } catch {
+                throw Self.fileError(error, path: path, target: output.target, url: url)
+            }
+            return
+        }
         var rest = bytes
         while true {
             let chunk = rest
@@ -382,9 +390,14 @@ final class FileSink: ResponseSink {
         // Renamed into place (a temporary file, or a partial file completed elsewhere), rather
         // than written where it already was.
         let moved = output.movesIntoPlace
-        try await Self.io(url: url, path: target) { () throws(Errno) in
-            try output.commit()
-            if let supersededPartial { try? File.remove(supersededPartial) }
+        if output.neverBlocks && supersededPartial == nil {
+            // Committing a device written directly is closing it: nothing that blocks.
+            do throws(Errno) { try output.commit() } catch { throw Self.fileError(error, path: target, target: output.target, url: url) }
+        } else {
+            try await Self.io(url: url, path: target) { () throws(Errno) in
+                try output.commit()
+                if let supersededPartial { try? File.remove(supersededPartial) }
+            }
         }
         let final = output.committedPath ?? target
         state.withLock { s in

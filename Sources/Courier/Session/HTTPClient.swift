@@ -122,7 +122,7 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
         do {
             request = try requestSerializer.request(method: method, uri: uri, parameters: parameters, headers: headers)
         } catch {
-            throw SessionError(.invalidRequest, "the request cannot be serialized: \(error)", url: uri.redactedDescription)
+            throw SessionError.requestSerialization(error, "the request cannot be serialized", url: uri.redactedDescription)
         }
         return session.dataTask(with: request, serializer: responseSerializer)
     }
@@ -244,7 +244,7 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
             request = try requestSerializer.multipartRequest(method: .post, uri: uri, parameters: parameters, headers: headers,
                                                              using: &generator, constructingBody: constructingBody)
         } catch {
-            throw SessionError(.invalidRequest, "the multipart request cannot be built: \(error)", url: uri.redactedDescription)
+            throw SessionError.requestSerialization(error, "the multipart request cannot be built", url: uri.redactedDescription)
         }
         let task = session.dataTask(with: request, serializer: responseSerializer)
         if let uploadProgress { task.setProgressHandler(upload: uploadProgress, download: nil) }

@@ -35,6 +35,8 @@ final class SessionStorage: Sendable {
     let configuration: SessionConfiguration
     let pool: ConnectionPool
     let resolver: Resolver?
+    /// Digest nonce counts (nc) for the whole session.
+    let digestNonceCounts = DigestNonceCounts()
     /// The proxy configuration made concrete when the session was created (the environment is
     /// read then, once).
     let proxies: ProxySettings
@@ -71,6 +73,9 @@ final class SessionStorage: Sendable {
         options.unixSocket = configuration.unixSocket
         options.localBinding = configuration.localBinding
         options.keepAlive = configuration.tcpKeepAlive
+        options.maximumReceiveRate = configuration.maximumReceiveRate
+        options.maximumSendRate = configuration.maximumSendRate
+        options.lowSpeedLimit = configuration.lowSpeedLimit
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy
@@ -320,6 +325,7 @@ public final class Session: Sendable {
         _ = try RequestPreparation.origin(of: prepared.uri)
         prepared = RequestPreparation.addingCookies(to: prepared, from: configuration.cookieJar)
         let length = try RequestPreparation.bodyLength(prepared)
+        prepared = RequestPreparation.addingExpectation(to: prepared, length: length, configuration: configuration, refused: false).request
         let head = try RequestPreparation.encodeHead(prepared, length: length)
         var bytes = ByteBuffer(bytes: head.bytes.joined)
         let url = prepared.uri.redactedDescription

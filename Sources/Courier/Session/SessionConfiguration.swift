@@ -46,6 +46,15 @@ public struct SessionConfiguration: Sendable {
     /// TCP keep-alive probes on every TCP connection (curl `--keepalive-time`; curl probes after
     /// 60 s by default). Default nil: none (the kernel's default, off).
     public var tcpKeepAlive: TCPKeepAlive? = nil
+    /// The most bytes per second each connection reads (curl `--limit-rate`): a token bucket;
+    /// reading pauses on a timer when it is spent, and TCP's window slows the server. Capped
+    /// bodies are never spliced. Default nil: no cap.
+    public var maximumReceiveRate: Int? = nil
+    /// The most bytes per second each connection writes (curl `--limit-rate`). Default nil.
+    public var maximumSendRate: Int? = nil
+    /// Fail an exchange whose speed stays below `bytesPerSecond` for `duration` (curl `-Y`/`-y`)
+    /// with `ConnectionError.Code.transferTooSlow` (curl 28). Default nil.
+    public var lowSpeedLimit: LowSpeedLimit? = nil
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
     /// Whether a download to a regular file over a plain connection moves the body from the
@@ -75,6 +84,11 @@ public struct SessionConfiguration: Sendable {
     public var credential: Credential? = nil
     /// Asked before each redirect is followed; may change the next request or refuse it.
     public var redirectHandler: (@Sendable (Redirect) async -> RedirectDecision)? = nil
+    /// The schemes a credential given by the challenge handler for a 401 is sent with, the
+    /// strongest the server offers first: a usable Digest challenge (RFC 7616) gets Digest, else
+    /// Basic. Default both (curl `--anyauth`); `[.digest]` is curl's `--digest`. With none the
+    /// server offers, the 401 is the task's response.
+    public var authenticationSchemes: [AuthenticationScheme] = [.digest, .basic]
     /// Asked for server trust after each TLS handshake, and on a 401 response.
     public var challengeHandler: (@Sendable (Challenge) async -> ChallengeDisposition)? = nil
     /// The mode a download task gives a file it creates, before the process's umask applies
@@ -98,6 +112,10 @@ public struct SessionConfiguration: Sendable {
     /// curl's transfer-wide bound is 20 × 300 KiB, which a chain of 10 redirects could make the
     /// CLI hold in memory.
     public var maximumTotalHeadSize: Int = 1024 * 1024
+    /// When request bodies wait for the server's 100 Continue (`Expect: 100-continue`): bodies
+    /// over 1 MiB or of unknown length, at most 1 s (curl's rule and timeout); `.never` turns it
+    /// off. A request's own `expectContinue` overrides it. See docs/session.md.
+    public var expectContinue: ExpectContinuePolicy = .default
 
     /// The defaults.
     public init() {}

@@ -5,6 +5,7 @@
 // of design §9, `afNetworkingCode` the NSURLError numbers AFNetworking users know.
 
 import CourierCompression
+import CourierMultipart
 
 /// An error from a session task.
 public struct SessionError: Error, Sendable, CustomStringConvertible {
@@ -86,6 +87,12 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     /// The errno of a file operation, for `.fileWriteFailed`, `.fileReadFailed` and
     /// `.invalidDestination`.
     public var errnoValue: Int32?
+    /// The request serializer's error, for `.invalidRequest` raised while building the request.
+    public var requestSerializationError: RequestSerializationError?
+    /// The error the caller's own code threw — a custom query-string closure, a multipart
+    /// body closure, an `Encodable`'s `encode(to:)` — as it was thrown, so the caller can match
+    /// it; nil when one of Courier's own checks failed.
+    public var underlying: (any Error)?
 
     /// Creates an error.
     /// - Parameters:
@@ -106,6 +113,27 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public static func connection(_ error: ConnectionError, url: String?) -> SessionError {
         var result = SessionError(error.code == .cancelled ? .cancelled : .connection, error.message, url: url)
         result.connectionError = error
+        return result
+    }
+
+    /// Wraps a request serializer's error (`.invalidRequest`), keeping it and, when the caller's
+    /// own code threw, that error as `underlying`.
+    /// - Parameters:
+    ///   - error: the serializer's error.
+    ///   - what: what could not be built ("the request cannot be serialized").
+    ///   - url: the redacted URL.
+    /// - Returns: the session error.
+    public static func requestSerialization(_ error: RequestSerializationError, _ what: String, url: String?) -> SessionError {
+        var result = SessionError(.invalidRequest, "\(what): \(error)", url: url)
+        result.requestSerializationError = error
+        // The first error in the chain that is not Courier's own is the caller's.
+        var cause = error.underlying
+        while let current = cause {
+            if let serialization = current as? RequestSerializationError { cause = serialization.underlying; continue }
+            if let multipart = current as? MultipartError { cause = multipart.underlying; continue }
+            break
+        }
+        result.underlying = cause
         return result
     }
 
@@ -174,6 +202,24 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .fileReadFailed: return -1022
         default: return nil
         }
+    }
+
+    /// AFNetworking's description where it has one — "Request failed: not found (404)",
+    /// "Request failed: unacceptable content-type: text/html", "cancelled", "The request timed
+    /// out." — followed by the failing URL (redacted), which AFNetworking carries in the
+    /// error's userInfo; otherwise the message.
+    public var localizedDescription: String {
+        var text: String
+        switch code {
+        case .serialization:
+            text = serializationError?.localizedDescription ?? message
+        case .cancelled:
+            text = "cancelled"
+        default:
+            text = afNetworkingCode == -1001 ? "The request timed out." : message
+        }
+        if let url { text += " (\(url))" }
+        return text
     }
 
     /// `code: message (url)`.

@@ -52,6 +52,8 @@ public struct TransactionMetrics: Sendable {
     public var firstByte: Duration?
     /// When the response body ended.
     public var completed: Duration?
+    /// How the wait for 100 Continue ended, when the request asked (`Expect: 100-continue`).
+    public var expectContinue: ExpectContinueOutcome?
 
     /// Creates a record.
     /// - Parameters:

@@ -154,7 +154,9 @@ struct Transfer: Sendable {
         var request = RequestPreparation.prepare(original, configuration: configuration, isRangeRequest: isRangeRequest)
         var visited: Set<String> = [request.method.rawValue + " " + request.uri.description]
         var redirects = 0
-        var authenticationFailures = 0
+        var authentication = AuthenticationState()
+        // A 417 answered this request's Expect: 100-continue: it is sent once more without it.
+        var expectationRefused = false
         var proxyAnswered = false
         while true {
             try checkCancelled(request)
@@ -175,9 +177,12 @@ struct Transfer: Sendable {
             var sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
             sent = RequestPreparation.routing(sent, through: route, answering407: proxyAnswered)
             let length = try RequestPreparation.bodyLength(sent)
-            let encoded = try RequestPreparation.encodeHead(sent, length: length)
-            let step = try await exchange(sent, callerRequest: request, origin: origin, length: length, encoded: encoded,
-                                          sink: sink, redirectsSoFar: redirects, authenticationFailures: authenticationFailures,
+            let (asking, expectTimeout) = RequestPreparation.addingExpectation(to: sent, length: length, configuration: configuration,
+                                                                               refused: expectationRefused)
+            let encoded = try RequestPreparation.encodeHead(asking, length: length)
+            let step = try await exchange(asking, callerRequest: request, origin: origin, length: length, encoded: encoded,
+                                          expectTimeout: expectTimeout, sink: sink, redirectsSoFar: redirects,
+                                          authentication: authentication, mayResendWithoutExpect: !expectationRefused,
                                           mayAnswer407: !proxyAnswered)
             switch step {
             case .final(let outcome):
@@ -185,13 +190,20 @@ struct Transfer: Sendable {
             case .proxyAuthenticate:
                 // Answered once: a second 407 is the task's response.
                 proxyAnswered = true
-            case .authenticate(let credential):
-                authenticationFailures += 1
+            case .resendWithoutExpectation:
+                // RFC 9110 §10.1.1: a client that gets 417 may repeat the request without the
+                // expectation (curl does, once); the body is replayed from its source.
+                expectationRefused = true
+                request.headers.remove(name: "Expect")
+            case .authenticate(let credential, let answer, let stale):
+                if stale { authentication.staleRetried = true } else { authentication.failures += 1 }
+                authentication.credential = credential
+                authentication.scheme = answer.scheme
                 // Where curl and RequestPreparation put credentials: first after Host.
                 if request.headers.contains(name: "Authorization") {
-                    request.headers.replaceOrAdd(name: "Authorization", value: credential.basicAuthorization)
+                    request.headers.replaceOrAdd(name: "Authorization", value: answer.authorization)
                 } else {
-                    request.headers = HTTPHeaders([("Authorization", credential.basicAuthorization)] + request.headers.map { ($0.name, $0.value) })
+                    request.headers = HTTPHeaders([("Authorization", answer.authorization)] + request.headers.map { ($0.name, $0.value) })
                 }
             case .redirect(let info, let prepared):
                 redirects += 1
@@ -219,9 +231,23 @@ struct Transfer: Sendable {
         case final(TransferOutcome)
         /// A redirect to follow with the next request (nil: over the redirect limit).
         case redirect(ResponseHeadInfo, next: HTTPRequest?)
-        case authenticate(Credential)
+        /// Send the request again with this answer; `stale`: the answer to a Digest stale=true.
+        case authenticate(Credential, ChallengeAnswer, stale: Bool)
+        /// A 417 to Expect: 100-continue: the same request again without the expectation.
+        case resendWithoutExpectation
         /// A proxy's 407 asking for Basic, to answer with the proxy's credentials.
         case proxyAuthenticate
+    }
+
+    /// What the task has answered 401s with so far.
+    private struct AuthenticationState: Sendable {
+        /// 401s the challenge handler answered (it is asked once per task).
+        var failures = 0
+        /// The credential and scheme of the last answer.
+        var credential: Credential?
+        var scheme: AuthenticationScheme?
+        /// Whether a Digest stale=true was already answered (once per task).
+        var staleRetried = false
     }
 
     private func checkCancelled(_ request: HTTPRequest) throws(SessionError) {
@@ -237,15 +263,16 @@ struct Transfer: Sendable {
     /// `request` is sent; `callerRequest` is the same request without the jar's cookies, from which
     /// a redirect's next request is made.
     private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
-                          encoded: EncodedHead, sink: some ResponseSink, redirectsSoFar: Int,
-                          authenticationFailures: Int, mayAnswer407: Bool) async throws(SessionError) -> Step {
+                          encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, redirectsSoFar: Int,
+                          authentication: AuthenticationState, mayResendWithoutExpect: Bool,
+                          mayAnswer407: Bool) async throws(SessionError) -> Step {
         let url = request.uri.redactedDescription
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
                 try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
-                                        sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
-                                        authenticationFailures: authenticationFailures,
+                                        expectTimeout: expectTimeout, sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
+                                        authentication: authentication, mayResendWithoutExpect: mayResendWithoutExpect,
                                         answering407: mayAnswer407 ? origin.proxy : nil)
             }
         } catch {
@@ -291,8 +318,9 @@ struct Transfer: Sendable {
     }
 
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
-                          encoded: EncodedHead, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
-                          authenticationFailures: Int, answering407 route: ProxyRoute?) async throws -> Step {
+                          encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
+                          authentication: AuthenticationState, mayResendWithoutExpect: Bool,
+                          answering407 route: ProxyRoute?) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
         core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
@@ -320,7 +348,8 @@ struct Transfer: Sendable {
 
         // The head was encoded once, before the connection was leased: the observer saw these
         // bytes, and these bytes go out.
-        try await connection.sendHead(encoded: encoded, method: request.method, headers: request.headers)
+        try await connection.sendHead(encoded: encoded, method: request.method, headers: request.headers,
+                                      expectContinueTimeout: expectTimeout)
         var sent: UInt64 = 0
         do {
             try await sendBody(request, length: length, on: connection, sent: &sent)
@@ -335,7 +364,11 @@ struct Transfer: Sendable {
 
         let response = try await connection.receiveResponse()
         let firstByte = metrics.elapsed
-        metrics.updateTransaction { $0.firstByte = firstByte }
+        let expectOutcome = response.expectContinue
+        metrics.updateTransaction { t in
+            t.firstByte = firstByte
+            t.expectContinue = expectOutcome
+        }
         let info = ResponseHeadInfo(version: response.version, status: response.status, reason: response.reasonPhrase, headers: response.headers)
         let head = HTTPResponseHead(status: response.status, headers: response.headers)
         // Each head is bounded by the parser; the sum over the redirect chain is bounded here.
@@ -364,6 +397,11 @@ struct Transfer: Sendable {
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
             return .proxyAuthenticate
         }
+        if response.status == 417, mayResendWithoutExpect, expectOutcome != nil {
+            try await drain(response.body, connection: connection)
+            metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+            return .resendWithoutExpectation
+        }
         if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
            let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
            let next = try await redirect(to: location, from: callerRequest, head: head, info: info, redirectsSoFar: redirectsSoFar,
@@ -372,15 +410,31 @@ struct Transfer: Sendable {
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
             return .redirect(info, next: next)
         }
-        if response.status == 401, let handler = configuration.challengeHandler, authenticationFailures == 0 {
+        let authOrigin = "\(request.uri.scheme ?? "http")://\(request.uri.host?.text ?? ""):\(request.uri.effectivePort.map { String($0) } ?? "")"
+        if response.status == 401, authentication.scheme == .digest, !authentication.staleRetried, let credential = authentication.credential,
+           let digest = DigestChallenge.first(in: (try? AuthenticationChallenge.parse(head.headers["WWW-Authenticate"])) ?? []),
+           digest.isStale {
+            // RFC 7616 §3.3: stale=true — the credentials were right, only the nonce had expired:
+            // answer the new nonce once, without asking the handler again.
+            try await drain(response.body, connection: connection)
+            let value = digest.answer(credential: credential, method: request.method.rawValue, target: request.effectiveRequestTarget,
+                                      origin: authOrigin, counts: storage.digestNonceCounts)
+            return .authenticate(credential, ChallengeAnswer(scheme: .digest, authorization: value), stale: true)
+        }
+        if response.status == 401, let handler = configuration.challengeHandler, authentication.failures == 0 {
             // User code runs off the loop: a slow handler must not stall the loop's other connections.
             let disposition = await withTaskExecutorPreference(globalConcurrentExecutor) {
-                await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authenticationFailures))
+                await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authentication.failures))
             }
             switch disposition {
             case .useCredential(let credential?):
+                // The strongest scheme offered that the session allows (Digest over Basic); none
+                // allowed: the 401 is the answer.
+                guard let answer = ChallengeAnswer.choose(for: head, credential: credential, schemes: configuration.authenticationSchemes,
+                                                          method: request.method.rawValue, target: request.effectiveRequestTarget,
+                                                          origin: authOrigin, counts: storage.digestNonceCounts) else { break }
                 try await drain(response.body, connection: connection)
-                return .authenticate(credential)
+                return .authenticate(credential, answer, stale: false)
             case .cancelAuthenticationChallenge:
                 await connection.close()
                 throw SessionError(.cancelled, "the authentication challenge was cancelled", url: request.uri.redactedDescription)
@@ -639,7 +693,9 @@ struct Transfer: Sendable {
 
         // A body going to a regular file, as it is on the wire, over a plain connection, moves
         // from the socket to the file in the kernel (splice): no byte crosses this process.
-        if configuration.splicesDownloads, decoder.isIdentity, !connection.usesTLS, let output = sink.spliceOutput {
+        // A receive-rate cap is applied where the process reads, so a capped body is not spliced.
+        if configuration.splicesDownloads, configuration.maximumReceiveRate == nil, configuration.lowSpeedLimit == nil,
+           decoder.isIdentity, !connection.usesTLS, let output = sink.spliceOutput {
             let before = received
             let moved = try await spliceBody(response, into: output, receivedBefore: before, total: total, deliver: deliver,
                                              connection: connection, url: url)
