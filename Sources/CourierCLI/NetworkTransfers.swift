@@ -133,6 +133,8 @@ final class NetworkTransfers: Sendable {
         parts.append(options.protoRedirect ?? "")
         parts.append(options.happyEyeballsTimeout ?? "")
         parts.append(options.limitRate ?? "")
+        parts.append(options.raw ? "raw" : "")
+        parts.append(options.ignoreContentLength ? "icl" : "")
         parts.append((options.speedLimit ?? "") + "/" + (options.speedTime ?? ""))
         parts.append(options.unixSocket?.description ?? "")
         parts.append(options.interface ?? "")
@@ -165,7 +167,11 @@ final class NetworkTransfers: Sendable {
         c.totalTimeout = settings.maxTime
         c.maximumDownloadSize = settings.maxFilesize
         if let value = settings.expect100Timeout { c.expectContinue.timeout = value }
-        c.acceptsCompressedResponses = options.compressed
+        // --raw: no transfer decoding and no content decoding (curl's CURLOPT_HTTP_TRANSFER_DECODING
+        // and CURLOPT_HTTP_CONTENT_DECODING off); --compressed still asks for compression.
+        c.acceptsCompressedResponses = options.compressed && !options.raw
+        c.passesChunkedFramingThrough = options.raw
+        c.ignoresContentLength = options.ignoreContentLength
         c.downloadFileMode = settings.createFileMode
         c.allowsInsecureRedirects = settings.redirectProtocols?.contains("http") ?? false
         c.cookieJar = settings.cookieJar

@@ -39,7 +39,7 @@ enum TransferKey: Hashable, Sendable {
     case jsonResponse, sanitizeNulls, offline
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
-    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout, limitRate, speedLimit, speedTime
+    case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout, limitRate, speedLimit, speedTime, raw, ignoreContentLength
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
@@ -251,6 +251,10 @@ struct TransferOptions: Sendable {
                    help: "Ask for gzip or deflate and decode the body."),
         OptionSpec(.expect100Timeout, long: "expect100-timeout", value: "SECONDS", section: behaviour,
                    help: "Seconds a body over 1 MiB (or of unknown length) waits for 100 Continue before it is sent anyway (default 1)."),
+        OptionSpec(.raw, long: "raw", section: behaviour,
+                   help: "No decoding: a chunked body is written with its chunk framing, a compressed one as it came."),
+        OptionSpec(.ignoreContentLength, long: "ignore-content-length", section: behaviour,
+                   help: "Read the body until the server closes, whatever its Content-Length says."),
         OptionSpec(.limitRate, long: "limit-rate", value: "RATE", section: behaviour,
                    help: "The most bytes per second read and written (suffixes k, m, g: powers of 1024; 0: no cap)."),
         OptionSpec(.speedLimit, short: "Y", long: "speed-limit", value: "BYTES", section: behaviour,
@@ -417,6 +421,8 @@ struct TransferOptions: Sendable {
     var expect100Timeout: String?
     var compressed = false
     var limitRate: String?
+    var raw = false
+    var ignoreContentLength = false
     var speedLimit: String?
     var speedTime: String?
     // Connection
@@ -587,6 +593,8 @@ struct TransferOptions: Sendable {
         expect100Timeout = values.value(.expect100Timeout)
         compressed = values.flag(.compressed)
         limitRate = values.value(.limitRate)
+        raw = values.flag(.raw)
+        ignoreContentLength = values.flag(.ignoreContentLength)
         speedLimit = values.value(.speedLimit)
         speedTime = values.value(.speedTime)
         resolve = values.all(.resolve)

@@ -10,6 +10,12 @@
 // RFC 9112 §6.3 (framing), §8 (incomplete messages: a Content-Length body cut by a close is an
 // error, `bodyShorterThanAnnounced`; a chunked body cut by a close is `incompleteChunkedBody`; a
 // body delimited by the close ends normally).
+//
+// Raw chunked bodies (`passesChunkedFramingThrough`, curl --raw): the chunked decoder still runs,
+// so the end of the body is found and malformed framing still fails, but what is handed out is
+// every byte it consumed — size lines, extensions, CRLFs, the last chunk and the trailers — as it
+// arrived; `.end` follows the raw bytes of the last chunk. The concatenated slices are the wire
+// bytes of the body, wherever the input was split.
 
 import CourierBytes
 
@@ -24,6 +30,14 @@ public struct BodyDecoder: Sendable {
     private var chunked: ChunkedDecoder
     private var failure: HTTPParserError?
     private var lengthConsumed = 0
+    /// Raw mode: the trailers of a chunked body whose framing bytes were handed out, `.end` to
+    /// follow.
+    private var pendingEnd: ParsedFields?
+    /// Raw mode: framing bytes consumed and not yet handed out.
+    private var heldFraming = ByteBuffer()
+
+    /// Hand out a chunked body's bytes with their framing instead of decoded (curl `--raw`).
+    public var passesChunkedFramingThrough = false
 
     /// Creates a decoder for a body framed as `framing`.
     /// - Parameters:
@@ -89,6 +103,7 @@ public struct BodyDecoder: Sendable {
             return .data(buffer.readSlice(length: count)!)
         case .chunked:
             do throws(HTTPParserError) {
+                if passesChunkedFramingThrough { return try nextRaw(from: &buffer) }
                 let event = try chunked.next(from: &buffer)
                 if case .end = event { mode = .ended }
                 return event
@@ -103,6 +118,46 @@ public struct BodyDecoder: Sendable {
             return .data(buffer.readSlice(length: available)!)
         case .ended:
             return nil
+        }
+    }
+
+    /// Raw chunked mode: the bytes the decoder consumed, as they were. Framing bytes consumed
+    /// without a data byte after them (a size line or CRLF on its own) are held and handed out
+    /// with the next data or the end, so what is handed out — also before an error — never
+    /// depends on how the input was split.
+    private mutating func nextRaw(from buffer: inout ByteBuffer) throws(HTTPParserError) -> BodyEvent? {
+        if let trailers = pendingEnd {
+            pendingEnd = nil
+            mode = .ended
+            return .end(trailers: trailers)
+        }
+        // A copy shares the storage: the raw slice below is zero copy.
+        var before = buffer
+        let event = try chunked.next(from: &buffer)
+        let consumed = before.readableBytes - buffer.readableBytes
+        let raw = before.readSlice(length: consumed)!
+        var out: ByteBuffer
+        if heldFraming.readableBytes == 0 {
+            out = raw
+        } else {
+            out = heldFraming
+            out.writeBuffer(raw)
+        }
+        switch event {
+        case nil:
+            heldFraming = out
+            return nil
+        case .data?:
+            heldFraming = ByteBuffer()
+            return .data(out)
+        case .end(let trailers)?:
+            heldFraming = ByteBuffer()
+            guard out.readableBytes > 0 else {
+                mode = .ended
+                return event
+            }
+            pendingEnd = trailers
+            return .data(out)
         }
     }
 

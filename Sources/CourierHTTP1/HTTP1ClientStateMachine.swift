@@ -172,6 +172,14 @@ public struct HTTP1ClientStateMachine: Sendable {
     /// Bytes of the current response before the final head's first byte.
     private var finalHeadStart = 0
 
+    /// Read a Content-Length response body until the connection closes instead, as if the field
+    /// were not there (curl `--ignore-content-length`); such a connection is not reused. A chunked
+    /// body is still chunked. Set before a response head arrives.
+    public var ignoresContentLength = false
+    /// Hand out a chunked response body as it came, chunk framing included (curl `--raw`); its
+    /// end is still found by decoding the framing (see BodyDecoder).
+    public var passesChunkedFramingThrough = false
+
     /// Creates a connection in the idle state.
     /// - Parameter limits: the parsing limits.
     public init(limits: HTTP1ParserLimits = .default) {
@@ -452,16 +460,18 @@ public struct HTTP1ClientStateMachine: Sendable {
             return .switchedProtocols(head, leftover: leftover)
         }
 
-        let framing: BodyFraming
+        var framing: BodyFraming
         do throws(HTTPParserError) {
             framing = try BodyFraming.forResponse(head, requestMethod: request.method)
         } catch {
             throw fail(error.shifted(by: headStart))
         }
+        if ignoresContentLength, case .contentLength = framing { framing = .untilClose }
         finalHeadStart = headStart
         responseKeepAlive = request.allowsPersistence && HTTP1ClientStateMachine.responseAllowsPersistence(head)
             && framing != .untilClose
         body = BodyDecoder(framing: framing, limits: limits)
+        body.passesChunkedFramingThrough = passesChunkedFramingThrough
         responsePhase = .body
         return .responseHead(head, framing: framing)
     }

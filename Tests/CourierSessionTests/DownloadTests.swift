@@ -8,6 +8,7 @@ import CourierHTTP1
 import CourierLoopbackServer
 import CourierURL
 import CourierTestSupport
+import Glibc
 import Testing
 
 /// A head announcing `length` bytes, `sent` of them, then a close.
@@ -55,6 +56,41 @@ extension SessionTests {
                 await session.finishTasksAndInvalidate()
                 let events = await log.finished().map(\.summary)
                 #expect(events == ["resumed 1", "moved 1 \(destination)", "completed 1 ok", "invalidated"])
+                // The completed event carries the metrics and the file's path.
+                let completions = await log.finished().compactMap { event -> TaskCompletion? in
+                    if case .taskCompleted(let completion) = event { return completion } else { return nil }
+                }
+                #expect(completions.first?.downloadLocation == destination)
+                #expect(completions.first?.metrics.bytesReceived == UInt64(expectedSize))
+                #expect(completions.first?.error == nil)
+            }
+        }
+
+        @Test("a file that cannot be moved into place: a downloadMoveFailed event with the file error, then the failure")
+        func moveFailedEvent() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { removeTree(directory) }
+            let folder = directory + "/sub"
+            #expect(mkdir(folder, 0o700) == 0)
+            let script: LoopbackScript = { _ in
+                [.text("HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n"), .writePattern(count: 1000), .pause(.milliseconds(600)),
+                 .writePattern(count: 1000)]
+            }
+            try await withServer(scripted(["/slow": script])) { server in
+                let session = makeSession()
+                let log = EventLog(session)
+                let task = session.downloadTask(with: server.request("/slow")) { _, _ in folder + "/out.bin" }
+                let progress = Recorder<TransferProgress>()
+                task.setProgressHandler(upload: nil, download: { progress.append($0) })
+                task.resume()
+                #expect(await eventually { (progress.all.last?.completed ?? 0) > 0 })
+                // The body is written to an unnamed temporary file: the folder is empty and can go.
+                #expect(rmdir(folder) == 0)
+                let result = await task.result()
+                #expect(failure(result.result)?.code == .fileWriteFailed)
+                await session.finishTasksAndInvalidate()
+                let events = await log.finished().map(\.summary)
+                #expect(events == ["resumed 1", "move failed 1 fileWriteFailed", "completed 1 fileWriteFailed", "invalidated"])
             }
         }
 

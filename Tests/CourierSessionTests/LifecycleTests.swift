@@ -91,7 +91,7 @@ extension SessionTests {
             for event in events {
                 switch event {
                 case .taskResumed(let id): resumed.insert(id)
-                case .taskCompleted(let id, _): if !resumed.contains(id) { outOfOrder += 1 }
+                case .taskCompleted(let completion): if !resumed.contains(completion.identifier) { outOfOrder += 1 }
                 default: break
                 }
             }

@@ -228,8 +228,10 @@ extension SessionEvent {
         switch self {
         case .taskResumed(let id): return "resumed \(id)"
         case .taskSuspended(let id): return "suspended \(id)"
-        case .taskCompleted(let id, let error): return "completed \(id) \(error.map { "\($0.code)" } ?? "ok")"
+        case .taskCompleted(let completion):
+            return "completed \(completion.identifier) \(completion.error.map { "\($0.code)" } ?? "ok")"
         case .downloadMoved(let id, let path): return "moved \(id) \(path)"
+        case .downloadMoveFailed(let id, let error): return "move failed \(id) \(error.code)"
         case .invalidated: return "invalidated"
         }
     }

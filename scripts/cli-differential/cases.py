@@ -313,6 +313,22 @@ case("-Y and -y on a quick transfer", ["-s", "-Y", "1", "-y", "1", "{u}/s?len=10
 case("-y alone", ["-s", "-y", "5", "{u}/"])
 case("-Y too slow: 28 in curl's words", ["-s", "-S", "-Y", "100", "-y", "1", "{u}/slow?ms=2500"], compare=ALL_AND_ERR)
 case("-Y malformed: 2", ["-s", "-Y", "fast", "{u}/"])
+case("--raw: a chunked body with its framing", ["-s", "--raw", "{u}/s?body=hello%20raw%20world%0A&chunked=1"])
+case("--raw -i with a chunked body", ["-s", "--raw", "-i", "{u}/s?len=40&chunked=1"])
+case("--raw -o FILE with a chunked body", ["-s", "--raw", "-o", "raw.txt", "{u}/s?len=40&chunked=1"])
+case("--raw on a Content-Length body changes nothing", ["-s", "--raw", "{u}/s?body=plain"])
+case("--raw --compressed: the gzip bytes as they came", ["-s", "--raw", "--compressed", "{u}/s?body=squeeze%20me&gzip=1"],
+     compare=("out", "files", "exit"))  # Accept-Encoding: the documented --compressed difference
+case("--raw --compressed, chunked", ["-s", "--raw", "--compressed", "{u}/s?len=300&gzip=1&chunked=1"],
+     compare=("out", "files", "exit"))  # Accept-Encoding: the documented --compressed difference
+case("--compressed decodes gzip", ["-s", "--compressed", "{u}/s?len=300&gzip=1&chunked=1"],
+     compare=("out", "files", "exit"))  # Accept-Encoding: the documented --compressed difference
+case("--raw for two URLs on one connection", ["-s", "--raw", "{u}/s?body=one&chunked=1", "{u}/s?body=two&chunked=1"])
+case("a lying Content-Length: 18", ["-s", "{u}/s?body=short&cl=100"])
+case("--ignore-content-length reads a lying body to the close", ["-s", "--ignore-content-length", "{u}/s?body=short&cl=100"])
+case("--ignore-content-length with Connection: close", ["-s", "--ignore-content-length", "-H", "Connection: close", "{u}/s?len=5000"])
+case("--ignore-content-length, a chunked body is still chunked", ["-s", "--ignore-content-length", "{u}/s?body=chunks&chunked=1"])
+case("--ignore-content-length -I", ["-s", "-I", "--ignore-content-length", "{u}/s?body=head"])
 case("--keepalive-time with --no-keepalive", ["-s", "--keepalive-time", "5", "--no-keepalive", "{u}/"])
 case("--fail-early stops at the first failure", ["-s", "-f", "--fail-early", "{u}/s?status=404", "{u}/never"])
 case("without --fail-early every URL runs", ["-s", "-f", "{u}/s?status=404", "{u}/after"])

@@ -36,6 +36,7 @@ Binds 127.0.0.1 only (and ::1 when asked); keep-alive; answers Expect: 100-conti
 """
 import hashlib
 import re
+import gzip
 import socket
 import threading
 import time
@@ -219,6 +220,10 @@ class Server:
                 body = pattern(int(query["len"][0]))
             else:
                 body = query.get("body", ["hello\n"])[0].encode("utf-8")
+            if query.get("gzip", ["0"])[0] == "1":
+                # mtime 0: the same bytes for both tools.
+                body = gzip.compress(body, mtime=0)
+                fields.append(("Content-Encoding", "gzip"))
             chunked = query.get("chunked", ["0"])[0] == "1"
             close_delimited = query.get("close", ["0"])[0] == "1"
             if "cl" in query:

@@ -154,6 +154,8 @@ final class ConnectionCore: @unchecked Sendable {
         self.tls = tls
         self.options = options
         self.machine = HTTP1ClientStateMachine(limits: options.limits)
+        machine.ignoresContentLength = options.ignoresContentLength
+        machine.passesChunkedFramingThrough = options.passesChunkedFramingThrough
         self.readSize = min(options.readSize, 16 << 10)
         let now = Instant.now()
         receiveBucket = options.maximumReceiveRate.map { TokenBucket(rate: $0, now: now) }

@@ -61,6 +61,12 @@ public struct HTTP1ConnectionOptions: Sendable {
     /// Fail an exchange whose speed stays below this for its duration (curl `-Y`/`-y`), with
     /// `transferTooSlow` (exit 28). Default nil.
     public var lowSpeedLimit: LowSpeedLimit? = nil
+    /// Read a response's Content-Length body until the close instead (curl
+    /// `--ignore-content-length`); the connection is then not reused. Default false.
+    public var ignoresContentLength = false
+    /// Hand out chunked response bodies with their chunk framing, as they came (curl `--raw`).
+    /// Default false.
+    public var passesChunkedFramingThrough = false
     /// AFNetworking's server-trust challenge: asked after every TLS handshake, before any request
     /// is sent. Nil: default handling (the policy, or the handshake's verification).
     public var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ChallengeDisposition)? = nil

@@ -101,13 +101,14 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable
             core.markCompleted()
             // The completed event goes out before the caller is woken, so a caller's next task
             // always comes after it in the event stream.
-            session.taskFinished(core.identifier, error: response.result.failure)
+            session.taskFinished(core.identifier, error: response.result.failure, metrics: response.metrics)
             outcome.set(response)
         }, cancelledBeforeStart: {
             let error = SessionError(.cancelled, "the task was cancelled", url: url)
             core.markCompleted()
-            session.taskFinished(core.identifier, error: error)
-            outcome.set(TaskResponse(head: nil, body: nil, result: .failure(error), metrics: TaskMetrics(effectiveURL: url)))
+            let metrics = TaskMetrics(effectiveURL: url)
+            session.taskFinished(core.identifier, error: error, metrics: metrics)
+            outcome.set(TaskResponse(head: nil, body: nil, result: .failure(error), metrics: metrics))
         })
     }
 

@@ -183,10 +183,14 @@ final class FileSink: ResponseSink {
     let createMode: UInt32
     let destination: @Sendable (HTTPResponseHead, URI) -> DownloadDestination
     let onMoved: @Sendable (String) -> Void
+    /// Told when the file could not be committed to its destination (moved into place, or
+    /// closed where it was written).
+    let onMoveFailed: @Sendable (SessionError) -> Void
 
     init(resume: ResumeData?, keepsPartialData: Bool, createMode: UInt32,
          destination: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination,
-         onMoved: @escaping @Sendable (String) -> Void) {
+         onMoved: @escaping @Sendable (String) -> Void, onMoveFailed: @escaping @Sendable (SessionError) -> Void = { _ in }) {
+        self.onMoveFailed = onMoveFailed
         self.resume = resume
         self.keepsPartialData = keepsPartialData
         self.createMode = createMode
@@ -390,14 +394,19 @@ final class FileSink: ResponseSink {
         // Renamed into place (a temporary file, or a partial file completed elsewhere), rather
         // than written where it already was.
         let moved = output.movesIntoPlace
-        if output.neverBlocks && supersededPartial == nil {
-            // Committing a device written directly is closing it: nothing that blocks.
-            do throws(Errno) { try output.commit() } catch { throw Self.fileError(error, path: target, target: output.target, url: url) }
-        } else {
-            try await Self.io(url: url, path: target) { () throws(Errno) in
-                try output.commit()
-                if let supersededPartial { try? File.remove(supersededPartial) }
+        do throws(SessionError) {
+            if output.neverBlocks && supersededPartial == nil {
+                // Committing a device written directly is closing it: nothing that blocks.
+                do throws(Errno) { try output.commit() } catch { throw Self.fileError(error, path: target, target: output.target, url: url) }
+            } else {
+                try await Self.io(url: url, path: target) { () throws(Errno) in
+                    try output.commit()
+                    if let supersededPartial { try? File.remove(supersededPartial) }
+                }
             }
+        } catch {
+            onMoveFailed(error)
+            throw error
         }
         let final = output.committedPath ?? target
         state.withLock { s in
@@ -500,7 +509,8 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
             let identifier = core.identifier
             let sink = FileSink(resume: resume, keepsPartialData: keepsPartialData, createMode: session.configuration.downloadFileMode,
                                 destination: destination,
-                                onMoved: { path in session.post(.downloadMoved(identifier, to: path)) })
+                                onMoved: { path in session.post(.downloadMoved(identifier, to: path)) },
+                                onMoveFailed: { error in session.post(.downloadMoveFailed(identifier, error: error)) })
             let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: isRange)
             let result: DownloadResult
             do throws(SessionError) {
@@ -514,13 +524,15 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
             }
             await core.callbacksDrained()  // the last progress value and event come before completion
             core.markCompleted()
-            session.taskFinished(identifier, error: result.result.failure)
+            let location: String? = if case .success(let path) = result.result { path } else { nil }
+            session.taskFinished(identifier, error: result.result.failure, metrics: result.metrics, location: location)
             outcome.set(result)
         }, cancelledBeforeStart: {
             let error = SessionError(.cancelled, "the task was cancelled", url: url)
             core.markCompleted()
-            session.taskFinished(core.identifier, error: error)
-            outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: TaskMetrics(effectiveURL: url)))
+            let metrics = TaskMetrics(effectiveURL: url)
+            session.taskFinished(core.identifier, error: error, metrics: metrics)
+            outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: metrics))
         })
     }
 

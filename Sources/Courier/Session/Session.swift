@@ -22,12 +22,29 @@ public enum SessionEvent: Sendable {
     case taskResumed(Int)
     /// A task was paused.
     case taskSuspended(Int)
-    /// A task finished; `error` nil on success.
-    case taskCompleted(Int, error: SessionError?)
+    /// A task finished: its identifier, its error (nil on success), its metrics and, for a
+    /// download that succeeded, where the file is (AFNetworking's task-did-complete
+    /// notification and its userInfo).
+    case taskCompleted(TaskCompletion)
     /// A download task moved its file into place.
     case downloadMoved(Int, to: String)
+    /// A download task could not move (or commit) its file into place
+    /// (AFURLSessionDownloadTaskDidFailToMoveFileNotification): the file error.
+    case downloadMoveFailed(Int, error: SessionError)
     /// The session was invalidated; no further events follow.
     case invalidated
+}
+
+/// What `SessionEvent.taskCompleted` carries.
+public struct TaskCompletion: Sendable {
+    /// The task's identifier.
+    public var identifier: Int
+    /// Why the task failed; nil on success.
+    public var error: SessionError?
+    /// The task's metrics (timings, bytes, redirects, the effective URL).
+    public var metrics: TaskMetrics
+    /// For a download that succeeded, the path of its file; nil otherwise.
+    public var downloadLocation: String?
 }
 
 /// The state shared by a session and its tasks.
@@ -76,6 +93,8 @@ final class SessionStorage: Sendable {
         options.maximumReceiveRate = configuration.maximumReceiveRate
         options.maximumSendRate = configuration.maximumSendRate
         options.lowSpeedLimit = configuration.lowSpeedLimit
+        options.ignoresContentLength = configuration.ignoresContentLength
+        options.passesChunkedFramingThrough = configuration.passesChunkedFramingThrough
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy
@@ -106,8 +125,8 @@ final class SessionStorage: Sendable {
     /// A task identifier for a task refused because the session is invalid.
     func refusedIdentifier() -> Int { state.withLock { s in s.nextIdentifier += 1; return s.nextIdentifier } }
 
-    func taskFinished(_ identifier: Int, error: SessionError?) {
-        post(.taskCompleted(identifier, error: error))
+    func taskFinished(_ identifier: Int, error: SessionError?, metrics: TaskMetrics, location: String? = nil) {
+        post(.taskCompleted(TaskCompletion(identifier: identifier, error: error, metrics: metrics, downloadLocation: location)))
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.tasks[identifier] = nil
             guard s.tasks.isEmpty else { return [] }

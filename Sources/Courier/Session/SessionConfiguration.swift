@@ -55,6 +55,12 @@ public struct SessionConfiguration: Sendable {
     /// Fail an exchange whose speed stays below `bytesPerSecond` for `duration` (curl `-Y`/`-y`)
     /// with `ConnectionError.Code.transferTooSlow` (curl 28). Default nil.
     public var lowSpeedLimit: LowSpeedLimit? = nil
+    /// Read a response body with a Content-Length until the connection closes, as if the field
+    /// were not there (curl `--ignore-content-length`). Default false.
+    public var ignoresContentLength: Bool = false
+    /// Hand out chunked bodies as they came, chunk framing included (curl `--raw`; turn off
+    /// `acceptsCompressedResponses` too for curl's whole `--raw`). Default false.
+    public var passesChunkedFramingThrough: Bool = false
     /// Whether 3xx responses with a Location are followed. Default true (AFNetworking follows).
     public var followsRedirects: Bool = true
     /// Whether a download to a regular file over a plain connection moves the body from the

@@ -243,14 +243,16 @@ public final class StreamTask: TaskCoreOwner, Sendable {
             }
             await core.callbacksDrained()  // the last progress value and event come before completion
             core.markCompleted()
-            session.taskFinished(core.identifier, error: failure)
-            finalMetrics.set(metrics.finish())
+            let finished = metrics.finish()
+            session.taskFinished(core.identifier, error: failure, metrics: finished)
+            finalMetrics.set(finished)
         }, cancelledBeforeStart: {
             let error = SessionError(.cancelled, "the task was cancelled", url: url)
             core.markCompleted()
             Task { await sink.abort(error, begun: false) }
-            session.taskFinished(core.identifier, error: error)
-            finalMetrics.set(TaskMetrics(effectiveURL: url))
+            let metrics = TaskMetrics(effectiveURL: url)
+            session.taskFinished(core.identifier, error: error, metrics: metrics)
+            finalMetrics.set(metrics)
         })
     }
 

@@ -662,7 +662,7 @@ struct Transfer: Sendable {
     private func receiveBody(_ response: HTTP1Response, head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest,
                              sink: some ResponseSink, begun: Flag, connection: HTTP1Connection) async throws {
         let url = request.uri.redactedDescription
-        let announced = response.headers.first(name: "Content-Length").flatMap { UInt64($0) }
+        let announced = configuration.ignoresContentLength ? nil : response.headers.first(name: "Content-Length").flatMap { UInt64($0) }
         var decoder = try ContentDecoding.make(for: response.headers, request: request, configuration: configuration, url: url)
         if let limit = configuration.maximumDownloadSize, decoder.isIdentity, let announced, announced > limit {
             await connection.close()
