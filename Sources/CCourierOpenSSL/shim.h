@@ -59,6 +59,11 @@ static inline int courier_SSL_session_reused(const SSL *ssl) {
 static inline void courier_BIO_set_retry_read(BIO *bio) { BIO_set_retry_read(bio); }
 static inline void courier_BIO_clear_retry_flags(BIO *bio) { BIO_clear_retry_flags(bio); }
 
+// MARK: Memory
+
+/// OPENSSL_clear_free is a macro (it passes the caller's file and line).
+static inline void courier_OPENSSL_clear_free(void *pointer, size_t length) { OPENSSL_clear_free(pointer, length); }
+
 // MARK: Error queue (ERR_GET_* are inline functions or macros depending on the version)
 
 static inline int courier_ERR_GET_LIB(unsigned long error) { return ERR_GET_LIB(error); }

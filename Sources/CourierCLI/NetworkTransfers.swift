@@ -121,9 +121,14 @@ final class NetworkTransfers: Sendable {
         parts.append(options.idleTimeout ?? "")
         parts.append(options.maxFilesize ?? "")
         parts.append(options.expect100Timeout ?? "")
+        parts.append([options.retry ?? "", options.retryDelay ?? "", options.retryMaxTime ?? "",
+                      options.retryAllErrors ? "a" : "", options.retryConnrefused ? "r" : "", options.method ?? "",
+                      options.fail || options.failWithBody ? "f" : ""].joined(separator: ","))
         parts.append(options.compressed ? "c" : "")
         parts.append(options.createFileMode ?? "")
         parts.append(options.caCertificate ?? "")
+        parts.append(options.caPath ?? "")
+        parts.append([options.clientCertificate, options.privateKey, options.keyType, options.passphrase].map { $0 ?? "" }.joined(separator: "\u{1}"))
         parts.append(options.insecure ? "k" : "")
         parts.append(options.pinnedPublicKey ?? "")
         parts.append(options.pinnedCertificate ?? "")
@@ -157,6 +162,32 @@ final class NetworkTransfers: Sendable {
         return parts.joined(separator: "\u{0}")
     }
 
+    /// curl's `--retry` (tool_operate.c) as a RetryPolicy: timeouts and failed name resolutions,
+    /// statuses 408, 429, 500, 502, 503, 504, a refused connection only with
+    /// `--retry-connrefused`, every other error with `--retry-all-errors` (with `-f`, every status
+    /// of 400 or more too); 1 s doubling up to 10 minutes unless `--retry-delay`; `Retry-After`
+    /// honoured however long (bounded by `--retry-max-time` only); no budget. The one deliberate
+    /// difference: curl retries any method, courier a POST or PATCH only with an
+    /// `Idempotency-Key` field (docs/cli.md).
+    static func curlRetryPolicy(options: TransferOptions, settings: TransferSettings) -> RetryPolicy {
+        var policy = RetryPolicy()
+        policy.maximumRetries = settings.retries
+        policy.backoff = settings.retryDelay.map { .constant($0) } ?? .exponential(base: .seconds(1), cap: .seconds(600))
+        policy.maximumRetryAfter = nil
+        policy.maximumTime = settings.retryMaxTime
+        policy.statuses = [408, 429, 500, 502, 503, 504]
+        if options.retryAllErrors && (options.fail || options.failWithBody) { policy.statuses = Set(400...999) }
+        if let method = options.method.map(uppercasedASCII), method != "POST", method != "PATCH" { policy.methods.insert(method) }
+        policy.retriesResolutionFailures = true
+        policy.retriesTimeouts = true
+        policy.retriesConnectionRefused = options.retryConnrefused || options.retryAllErrors
+        policy.retriesConnectFailures = options.retryAllErrors
+        policy.retriesResets = options.retryAllErrors
+        policy.retriesAllErrors = options.retryAllErrors
+        policy.budget = nil
+        return policy
+    }
+
     static func configuration(options: TransferOptions, settings: TransferSettings, monitor: RedirectMonitor) throws(CLIError) -> SessionConfiguration {
         var c = SessionConfiguration()
         c.defaultHeaders = HTTPHeaders()  // the request carries every field (RequestBuilder)
@@ -167,6 +198,7 @@ final class NetworkTransfers: Sendable {
         c.totalTimeout = settings.maxTime
         c.maximumDownloadSize = settings.maxFilesize
         if let value = settings.expect100Timeout { c.expectContinue.timeout = value }
+        if settings.retries > 0 { c.retryPolicy = curlRetryPolicy(options: options, settings: settings) }
         // --raw: no transfer decoding and no content decoding (curl's CURLOPT_HTTP_TRANSFER_DECODING
         // and CURLOPT_HTTP_CONTENT_DECODING off); --compressed still asks for compression.
         c.acceptsCompressedResponses = options.compressed && !options.raw
@@ -200,7 +232,7 @@ final class NetworkTransfers: Sendable {
                 throw CLIError(59, "failed setting cipher list: \(error.message)")
             }
         }
-        if let path = options.caCertificate { c.tls.trustRoots = .pemFile(path: path) }
+        try ClientTLSFiles.apply(options, to: &c.tls)
         if options.insecure { c.tls.certificateVerification = .none }
         var policy: SecurityPolicy?
         if let path = options.pinnedCertificate {
@@ -327,7 +359,7 @@ final class NetworkTransfers: Sendable {
 
     func perform(_ prepared: PreparedRequest, output plan: OutputPlan, values: inout WriteOutValues) async throws(CLIError) {
         let request = prepared.request
-        let observed = ObservedEvents(verbose: options.global.verbose)
+        let observed = ObservedEvents(verbose: options.global.verbose, silent: options.global.silent)
         monitor.reset()
         if options.global.verbose, let host = request.uri.host, host.unicodeDescription != host.description {
             // DNS, TLS, the Host field and cookies all use the ASCII form (docs/url.md).
@@ -738,13 +770,23 @@ final class ObservedEvents: Sendable {
 
     private let state = Mutex(State())
     private let verbose: Bool
+    private let silent: Bool
 
-    init(verbose: Bool) { self.verbose = verbose }
+    init(verbose: Bool, silent: Bool = false) {
+        self.verbose = verbose
+        self.silent = silent
+    }
 
     var heads: [ResponseHeadInfo] { state.withLock { $0.heads } }
 
     func observe(_ event: TaskEvent) {
         if verbose { StandardStreams.writeError(Trace.text(for: event)) }
+        if case .retry(_, let reason, let delay, let left) = event {
+            // curl's warning (shown unless -s), seconds rounded down; curl counts this retry among
+            // those "left" (it decrements after printing).
+            warn("Problem \(Trace.retryProblem(reason)). Will retry in \(delay.components.seconds) seconds. \(left + 1) retries left.",
+                 silent: silent)
+        }
         state.withLock { s in
             switch event {
             case .connected(_, let port, let address, _, _):
@@ -755,7 +797,7 @@ final class ObservedEvents: Sendable {
                 s.headerSize += UInt64(Trace.headText(info).utf8.count)
             case .requestHead(let bytes):
                 s.requestSize += UInt64(bytes.readableBytes)
-            case .redirect, .cookieStored:
+            case .redirect, .cookieStored, .retry:
                 break
             }
         }

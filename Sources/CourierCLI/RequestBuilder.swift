@@ -705,6 +705,9 @@ extension RequestBuilder {
 final class StandardInputUpload: MultipartStream, Sendable {
     private let started = Atomic<Bool>(false)
 
+    /// One pass only: a retry does not send it again.
+    var isReplayable: Bool { false }
+
     func makeReader() throws -> any MultipartStreamReader {
         guard !started.exchange(true, ordering: .relaxed) else { throw CLIError(26, "standard input cannot be sent twice") }
         return Reader()
@@ -720,6 +723,9 @@ final class StandardInputUpload: MultipartStream, Sendable {
 /// `-T DEVICE` or `-T FIFO`: read as it comes, sent chunked (its size means nothing).
 struct FileUpload: MultipartStream, Sendable {
     let path: String
+
+    /// A device or FIFO gives its bytes once: a retry does not send it again.
+    var isReplayable: Bool { false }
 
     func makeReader() throws -> any MultipartStreamReader { Reader(file: try File.open(path)) }
 

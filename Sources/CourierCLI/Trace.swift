@@ -24,11 +24,24 @@ enum Trace {
             return prefixedLines(headText(info), prefix: "< ")
         case .redirect(_, let to, let status):
             return "* Issue another request to this URL: '\(to.redactedDescription)' (\(status))\n"
+        case .retry:
+            return ""  // curl's warning line, printed by the observer unless -s
         case .cookieStored(let cookie, let replaced):
             // curl's line: the domain without a leading dot, the expiry in Unix seconds (0: a
             // session cookie).
             return "* \(replaced ? "Replaced" : "Added") cookie \(cookie.name)=\"\(cookie.value)\" for domain \(cookie.domain), "
                 + "path \(cookie.path), expire \(cookie.expires ?? 0)\n"
+        }
+    }
+
+    /// curl's words for why it retries (tool_operate.c): ": timeout", ": connection refused",
+    /// ": HTTP error", or "(retrying all errors)".
+    static func retryProblem(_ reason: RetryReason) -> String {
+        switch reason {
+        case .timedOut, .connectFailed: return ": timeout"
+        case .connectionRefused: return ": connection refused"
+        case .status: return ": HTTP error"
+        case .connectionClosed, .otherError: return "(retrying all errors)"
         }
     }
 

@@ -40,13 +40,14 @@ enum TransferKey: Hashable, Sendable {
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
     case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout, limitRate, speedLimit, speedTime, raw, ignoreContentLength
+    case retry, retryDelay, retryMaxTime, retryAllErrors, retryConnrefused
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
     // Proxy
     case proxy, noproxy, proxyUser, proxytunnel, proxyHeader
     // TLS
-    case caCertificate, insecure, pinnedPublicKey, pinnedCertificate, tlsv1_2, tlsv1_3, tlsMax, ciphers, tls13Ciphers, noSessionID
+    case caCertificate, caPath, clientCertificate, privateKey, keyType, passphrase, insecure, pinnedPublicKey, pinnedCertificate, tlsv1_2, tlsv1_3, tlsMax, ciphers, tls13Ciphers, noSessionID
     // Cookies
     case cookie, cookieJar, junkSessionCookies
     // General
@@ -249,6 +250,16 @@ struct TransferOptions: Sendable {
                    help: "The largest (decoded) body accepted, in bytes (suffixes k, M, G)."),
         OptionSpec(.compressed, long: "compressed", section: behaviour,
                    help: "Ask for gzip or deflate and decode the body."),
+        OptionSpec(.retry, long: "retry", value: "N", section: behaviour,
+                   help: "Retry a transient failure (timeout, 408, 429, 500, 502, 503, 504) up to N times; POST and PATCH only with an Idempotency-Key field."),
+        OptionSpec(.retryDelay, long: "retry-delay", value: "SECONDS", section: behaviour,
+                   help: "Wait this long between retries (default: 1 s, doubling; Retry-After wins)."),
+        OptionSpec(.retryMaxTime, long: "retry-max-time", value: "SECONDS", section: behaviour,
+                   help: "Start no retry after this many seconds since the first attempt."),
+        OptionSpec(.retryAllErrors, long: "retry-all-errors", section: behaviour,
+                   help: "With --retry, retry every error too (never after body bytes were written)."),
+        OptionSpec(.retryConnrefused, long: "retry-connrefused", section: behaviour,
+                   help: "With --retry, retry a refused connection too."),
         OptionSpec(.expect100Timeout, long: "expect100-timeout", value: "SECONDS", section: behaviour,
                    help: "Seconds a body over 1 MiB (or of unknown length) waits for 100 Continue before it is sent anyway (default 1)."),
         OptionSpec(.raw, long: "raw", section: behaviour,
@@ -306,6 +317,16 @@ struct TransferOptions: Sendable {
 
         OptionSpec(.caCertificate, long: "cacert", value: "FILE", section: tls,
                    help: "Trust the certificates of this PEM file instead of the system store."),
+        OptionSpec(.caPath, long: "capath", value: "DIR", section: tls,
+                   help: "Also look for issuers in this OpenSSL hashed directory (HASH.0 files, see openssl rehash)."),
+        OptionSpec(.clientCertificate, short: "E", long: "cert", value: "FILE[:PASS]", section: tls,
+                   help: "Client certificate (PEM; with its key unless --key), for servers that ask; \"\\:\" is a colon in FILE."),
+        OptionSpec(.privateKey, long: "key", value: "FILE", section: tls,
+                   help: "The client certificate's private key (PEM, encrypted or not)."),
+        OptionSpec(.keyType, long: "key-type", value: "TYPE", section: tls,
+                   help: "The key file's type: PEM (the only one courier reads)."),
+        OptionSpec(.passphrase, long: "pass", value: "PHRASE", section: tls,
+                   help: "The pass phrase of an encrypted private key."),
         OptionSpec(.insecure, short: "k", long: "insecure", section: tls,
                    help: "Turn off all certificate and host name verification."),
         OptionSpec(.pinnedPublicKey, long: "pinnedpubkey", value: "PIN", section: tls,
@@ -419,6 +440,11 @@ struct TransferOptions: Sendable {
     var idleTimeout: String?
     var maxFilesize: String?
     var expect100Timeout: String?
+    var retry: String?
+    var retryDelay: String?
+    var retryMaxTime: String?
+    var retryAllErrors = false
+    var retryConnrefused = false
     var compressed = false
     var limitRate: String?
     var raw = false
@@ -448,6 +474,12 @@ struct TransferOptions: Sendable {
     var noKeepalive = false
     // TLS
     var caCertificate: String?
+    var caPath: String?
+    /// -E FILE[:PASS], as given.
+    var clientCertificate: String?
+    var privateKey: String?
+    var keyType: String?
+    var passphrase: String?
     var insecure = false
     var pinnedPublicKey: String?
     var pinnedCertificate: String?
@@ -591,6 +623,11 @@ struct TransferOptions: Sendable {
         idleTimeout = values.value(.idleTimeout)
         maxFilesize = values.value(.maxFilesize)
         expect100Timeout = values.value(.expect100Timeout)
+        retry = values.value(.retry)
+        retryDelay = values.value(.retryDelay)
+        retryMaxTime = values.value(.retryMaxTime)
+        retryAllErrors = values.flag(.retryAllErrors)
+        retryConnrefused = values.flag(.retryConnrefused)
         compressed = values.flag(.compressed)
         limitRate = values.value(.limitRate)
         raw = values.flag(.raw)
@@ -626,6 +663,11 @@ struct TransferOptions: Sendable {
         keepaliveTime = values.value(.keepaliveTime)
         noKeepalive = values.flag(.noKeepalive)
         caCertificate = values.value(.caCertificate)
+        caPath = values.value(.caPath)
+        clientCertificate = values.value(.clientCertificate)
+        privateKey = values.value(.privateKey)
+        keyType = values.value(.keyType)
+        passphrase = values.value(.passphrase)
         insecure = values.flag(.insecure)
         pinnedPublicKey = values.value(.pinnedPublicKey)
         pinnedCertificate = values.value(.pinnedCertificate)

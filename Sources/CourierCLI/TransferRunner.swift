@@ -238,6 +238,12 @@ struct TransferSettings: Sendable {
     var maxFilesize: UInt64?
     /// --expect100-timeout.
     var expect100Timeout: Duration?
+    /// --retry (0: none).
+    var retries = 0
+    /// --retry-delay (nil: curl's schedule, 1 s doubling).
+    var retryDelay: Duration?
+    /// --retry-max-time.
+    var retryMaxTime: Duration?
     var createFileMode: UInt32 = 0o666
     var resume: Bool
     /// --happy-eyeballs-timeout-ms.
@@ -272,6 +278,15 @@ struct TransferSettings: Sendable {
         }
         if let text = options.maxFilesize { maxFilesize = try TransferSettings.size(text) }
         expect100Timeout = try options.expect100Timeout.map { (text) throws(CLIError) in try TransferSettings.seconds(text, "--expect100-timeout") }
+        // curl reads these three as whole numbers (seconds), refusing anything else with 2.
+        func count(_ text: String?, _ option: String) throws(CLIError) -> Int? {
+            guard let text else { return nil }
+            guard let n = Int(text), n >= 0 else { throw .usage("option --\(option): expected a proper numerical parameter") }
+            return n
+        }
+        retries = try count(options.retry, "retry") ?? 0
+        retryDelay = try count(options.retryDelay, "retry-delay").flatMap { $0 > 0 ? .seconds($0) : nil }
+        retryMaxTime = try count(options.retryMaxTime, "retry-max-time").flatMap { $0 > 0 ? .seconds($0) : nil }
         if let text = options.createFileMode {
             // curl reads the mode as octal, at most 0777.
             guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }),

@@ -100,6 +100,15 @@ public protocol MultipartStream: Sendable {
     /// - Returns: a reader positioned at byte 0.
     /// - Throws: any error when the stream cannot be (re)started.
     func makeReader() throws -> any MultipartStreamReader
+
+    /// Whether `makeReader` can start a second pass (a retry sends the body again only then).
+    /// Default true; a one-pass source such as standard input says false.
+    var isReplayable: Bool { get }
+}
+
+extension MultipartStream {
+    /// Replayable unless the stream says otherwise.
+    public var isReplayable: Bool { true }
 }
 
 /// One pass over a `MultipartStream`.

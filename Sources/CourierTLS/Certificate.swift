@@ -112,6 +112,39 @@ func parsePrivateKey(_ bytes: [UInt8]) throws(TLSError) -> PrivateKeyOwner {
     return PrivateKeyOwner(taking: key)
 }
 
+/// Decrypts a PEM private key with `passphrase` (an unencrypted one is read as it is) and returns
+/// it as unencrypted DER (PKCS#8 or the key type's own form, i2d_PrivateKey).
+func decryptPrivateKey(_ bytes: [UInt8], passphrase: String) throws(TLSError) -> [UInt8] {
+    guard let reader = PEMReader(bytes) else {
+        throw OpenSSLErrorQueue.error(.internalError, "cannot create a memory BIO")
+    }
+    OpenSSLErrorQueue.clear()
+    var secret = Array(passphrase.utf8)
+    defer { for i in secret.indices { secret[i] = 0 } }
+    let key: OpaquePointer? = secret.withUnsafeMutableBufferPointer { buffer in
+        // The callback copies the pass phrase into OpenSSL's buffer; `u` carries it (a C function
+        // pointer captures nothing).
+        var source = (buffer.baseAddress, buffer.count)
+        return withUnsafeMutablePointer(to: &source) { pointer in
+            PEM_read_bio_PrivateKey(reader.bio, nil, { output, size, _, context in
+                guard let output, let context else { return -1 }
+                let (base, count) = context.assumingMemoryBound(to: (UnsafeMutablePointer<UInt8>?, Int).self).pointee
+                guard count <= Int(size) else { return -1 }
+                if let base, count > 0 { UnsafeMutableRawPointer(output).copyMemory(from: base, byteCount: count) }
+                return Int32(count)
+            }, pointer)
+        }
+    }
+    guard let key else { throw OpenSSLErrorQueue.error(.invalidKey, "no PEM private key found, or a wrong pass phrase") }
+    let owner = PrivateKeyOwner(taking: key)
+    OpenSSLErrorQueue.clear()
+    var der: UnsafeMutablePointer<UInt8>?
+    let length = i2d_PrivateKey(owner.pointer, &der)
+    guard length > 0, let der else { throw OpenSSLErrorQueue.error(.invalidKey, "cannot encode the private key") }
+    defer { courier_OPENSSL_clear_free(der, Int(length)) }
+    return Array(UnsafeBufferPointer(start: der, count: Int(length)))
+}
+
 /// Parses a PEM or DER public key (SubjectPublicKeyInfo) and returns its DER form.
 func parsePublicKeyInfo(_ bytes: [UInt8]) throws(TLSError) -> [UInt8] {
     OpenSSLErrorQueue.clear()

@@ -29,6 +29,11 @@ public enum TrustRoots: Sendable, Hashable {
     case certificates([Certificate])
     /// A PEM file of CA certificates, read by OpenSSL when the context is made.
     case pemFile(path: String)
+    /// An OpenSSL hashed directory (`HASH.0` names, as `openssl rehash` makes them) searched for
+    /// issuers during verification, plus a PEM file (nil: the system store's default file and
+    /// directory) — curl's `--capath DIR`, with or without `--cacert FILE`. The directory is read
+    /// lazily: one that does not exist simply holds no issuer (curl's behaviour too).
+    case hashedDirectory(path: String, pemFile: String?)
 }
 
 /// How the server's certificate is checked during the handshake.
@@ -58,6 +63,23 @@ public struct TLSIdentity: Sendable, Hashable {
     ///   certificate do not match).
     public init(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8]) throws(TLSError) {
         try self.init(certificateChain: Certificate.certificates(fromPEM: certificateChainPEM), privateKey: privateKeyPEM)
+    }
+
+    /// Creates an identity from PEM text whose private key may be encrypted (curl's `--key` with
+    /// `--pass`): the key is decrypted with `passphrase` and kept unencrypted (DER) in memory.
+    /// - Parameters:
+    ///   - certificateChainPEM: the leaf certificate, then intermediates, as PEM.
+    ///   - privateKeyPEM: the leaf's private key, PEM, encrypted or not.
+    ///   - passphrase: the pass phrase of an encrypted key (nil: the key must not be encrypted).
+    /// - Throws: `TLSError` `.invalidCertificate`, or `.invalidKey` (also for a wrong pass phrase
+    ///   and for a key that does not belong to the certificate).
+    public init(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], passphrase: String?) throws(TLSError) {
+        guard let passphrase else {
+            try self.init(certificateChainPEM: certificateChainPEM, privateKeyPEM: privateKeyPEM)
+            return
+        }
+        let certificates = try Certificate.certificates(fromPEM: certificateChainPEM)
+        try self.init(certificateChain: certificates, privateKey: try decryptPrivateKey(privateKeyPEM, passphrase: passphrase))
     }
 
     /// Creates an identity from parsed certificates and key bytes, checking that they match.

@@ -254,6 +254,23 @@ private func applyTrustRoots(_ roots: TrustRoots, to context: SSLContextOwner) t
             throw OpenSSLErrorQueue.error(.invalidConfiguration, "cannot read CA certificates from \(path)")
         }
         store = fresh
+    case .hashedDirectory(let directory, let file):
+        guard let fresh = TrustStoreOwner() else { throw OpenSSLErrorQueue.error(.internalError, "X509_STORE_new failed") }
+        OpenSSLErrorQueue.clear()
+        if let file {
+            guard X509_STORE_load_file(fresh.pointer, file) == 1 else {
+                throw OpenSSLErrorQueue.error(.invalidConfiguration, "cannot read CA certificates from \(file)")
+            }
+        } else {
+            guard X509_STORE_set_default_paths(fresh.pointer) == 1 else {
+                throw OpenSSLErrorQueue.error(.invalidConfiguration, "cannot load the system trust store")
+            }
+        }
+        guard X509_STORE_load_path(fresh.pointer, directory) == 1 else {
+            throw OpenSSLErrorQueue.error(.invalidConfiguration, "cannot use the CA directory \(directory)")
+        }
+        OpenSSLErrorQueue.clear()
+        store = fresh
     }
     SSL_CTX_set1_cert_store(context.pointer, store.pointer)
 }

@@ -48,6 +48,18 @@ struct TLSInteropTests {
         #expect(status == 200)
     }
 
+    @Test func aRequiredClientCertificateWithAnEncryptedKey() async throws {
+        // openssl s_server -Verify 1: the client's key decrypted with its pass phrase (curl --pass).
+        var tls = try Interop.tls()
+        tls.clientIdentity = try TLSIdentity(certificateChainPEM: Interop.readFile(Interop.certificates + "/client.pem"),
+                                             privateKeyPEM: Interop.readFile(Interop.certificates + "/client-encrypted.key"),
+                                             passphrase: "s3cret")
+        let (status, body) = try await get("MTLS", tls: tls)
+        #expect(status == 200)
+        // s_server -www reports the client certificate it verified.
+        #expect(body.contains("courier-client"), "\(body.prefix(400))")
+    }
+
     @Test func aRequiredClientCertificate() async throws {
         let (status, _) = try await get("MTLS", tls: try Interop.tls(clientCertificate: true))
         #expect(status == 200)

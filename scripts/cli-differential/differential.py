@@ -94,6 +94,8 @@ class Runner:
         here = os.path.dirname(os.path.abspath(__file__))
         self.certs = os.path.normpath(os.path.join(here, "../../Tests/CourierTLSTests/Certificates"))
         self.tls = TLSFront(self.server, self.certs)
+        # The same, requiring a client certificate signed by the test CA (-E, --key, --pass).
+        self.mtls = TLSFront(self.server, self.certs, client_ca=os.path.join(self.certs, "ca.pem"))
         self.work = tempfile.mkdtemp(prefix="courier-differential-")
         # The same scripted server on a unix socket and on an abstract one (--unix-socket).
         self.unix_path = os.path.join(self.work, "server.sock")
@@ -107,6 +109,7 @@ class Runner:
         if self.server6:
             self.server6.stop()
         self.tls.stop()
+        self.mtls.stop()
         self.unix.stop()
         self.abstract.stop()
         shutil.rmtree(self.work, ignore_errors=True)
@@ -120,6 +123,8 @@ class Runner:
             "p6": str(self.server6.port) if self.server6 else "9",
             "tu": f"https://localhost:{self.tls.port}",
             "tp": str(self.tls.port),
+            "mtu": f"https://localhost:{self.mtls.port}",
+            "certs": self.certs,
             "ca": os.path.join(self.certs, "ca.pem"),
             "unix": self.unix_path,
             "abstract": self.abstract_name,
@@ -156,6 +161,7 @@ class Runner:
         self.unix.clear()
         self.abstract.clear()
         self.tls.last_version = self.tls.last_cipher = None
+        self.mtls.last_version = self.mtls.last_cipher = None
         old_umask = os.umask(case.umask)
         try:
             proc = subprocess.run(argv, cwd=cwd, input=case.stdin, capture_output=True, env=env, timeout=60)
@@ -170,7 +176,7 @@ class Runner:
         files = snapshot(cwd, case.mtime)
         return Result(proc.returncode, self.normalise_bytes(proc.stdout), proc.stderr.decode("utf-8", "replace"),
                       self.normalise_requests(requests, case.keep_expect), connections, self.normalise_files(files),
-                      (self.tls.last_version, self.tls.last_cipher))
+                      (self.tls.last_version or self.mtls.last_version, self.tls.last_cipher or self.mtls.last_cipher))
 
     # Normalisation: only what necessarily differs between two tools
 
@@ -220,10 +226,13 @@ class TLSFront:
     """A TLS listener (the committed test certificate for localhost) in front of the plain
     scripted server: it decrypts and relays bytes both ways."""
 
-    def __init__(self, backend, certs):
+    def __init__(self, backend, certs, client_ca=None):
         self.backend = backend
         self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.context.load_cert_chain(os.path.join(certs, "server.pem"), os.path.join(certs, "server.key"))
+        if client_ca:
+            self.context.verify_mode = ssl.CERT_REQUIRED
+            self.context.load_verify_locations(client_ca)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))

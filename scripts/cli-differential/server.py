@@ -30,6 +30,9 @@ as the request's path and query say, so each case scripts its own response in it
         so nc must count up); with stale=1 the first one is stale: a right response with it gets
         401 stale=true and a new nonce. A right response: 200 "digest ok nc=N".
   /slow?ms=N  waits N ms before answering
+  /flaky?fail=N&status=S&h=Name:Value
+        the first N requests to this path (since the case began) get status S (default 503)
+        with the fields and a body "fail K\n"; later ones 200 "ok after K\n"
   anything else: 200 "hello\n"
 
 Binds 127.0.0.1 only (and ::1 when asked); keep-alive; answers Expect: 100-continue.
@@ -87,6 +90,7 @@ class Server:
         self.lock = threading.Lock()
         self.requests = []
         self.connections = 0
+        self.flaky = 0
         # Digest state: the nonces issued, in order, and the last nc seen per nonce (reset with
         # the records, so both tools of a case see the same nonces).
         self.nonce_counts = {}
@@ -98,6 +102,7 @@ class Server:
         with self.lock:
             self.requests = []
             self.connections = 0
+            self.flaky = 0
             self.nonce_counts = {}
 
     def snapshot(self):
@@ -228,6 +233,19 @@ class Server:
             close_delimited = query.get("close", ["0"])[0] == "1"
             if "cl" in query:
                 lie = int(query["cl"][0])
+        elif path == "/flaky":
+            with self.lock:
+                self.flaky += 1
+                seen = self.flaky
+            if seen <= int(query.get("fail", ["1"])[0]):
+                status = int(query.get("status", ["503"])[0])
+                fields = []
+                for h in query.get("h", []):
+                    name, _, value = h.partition(":")
+                    fields.append((name, value.strip()))
+                body = f"fail {seen}\n".encode()
+            else:
+                body = f"ok after {seen - 1}\n".encode()
         elif path == "/echo":
             body = raw_head + b"\r\n\r\n" + req.body
         elif path.startswith("/range/"):

@@ -186,7 +186,15 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     }
 
     static func from(tls error: TLSError) -> ConnectionError {
-        var result = ConnectionError(.tlsFailed, "TLS failed")
+        // Say what failed (curl's words for a certificate problem), not just that TLS did.
+        var message: String
+        if error.isCertificateVerificationFailure, let verify = error.verifyResult {
+            message = "SSL certificate problem: \(verify.reason)"
+        } else {
+            message = "TLS failed: \(error.message)"
+            if let alert = error.alert { message += " (alert \(alert))" }
+        }
+        var result = ConnectionError(.tlsFailed, message)
         result.tlsError = error
         return result
     }

@@ -14,6 +14,7 @@ import CourierMultipart
 import CourierPosix
 import CourierTLS
 import CourierURL
+import Synchronization
 
 /// Why an HTTPClient could not be made or could not build a request.
 public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
@@ -47,8 +48,10 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
 public final class HTTPClient<RequestSerializerType: RequestSerializer, ResponseSerializerType: ResponseSerializer>: Sendable {
     /// The base URL (with AFNetworking's trailing "/"), or nil: paths must then be absolute URLs.
     public let baseURL: URI?
-    /// The session that runs the tasks.
-    public let session: Session
+    /// The session that runs the tasks: the one made at creation, or the fresh one
+    /// `invalidateSession(cancelingTasks:resetSession:)` put in its place.
+    public var session: Session { current.withLock { $0 } }
+    private let current: Mutex<Session>
     /// Builds every request.
     public let requestSerializer: RequestSerializerType
     /// Validates and parses every response.
@@ -78,9 +81,27 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
             throw HTTPClientError(code: .pinningWithoutTLS, message: "a pinning security policy needs an https base URL")
         }
         self.baseURL = base
-        session = Session(configuration: configuration)
+        current = Mutex(Session(configuration: configuration))
         self.requestSerializer = requestSerializer
         self.responseSerializer = responseSerializer
+    }
+
+    /// Invalidates the client's session (AFURLSessionManager's
+    /// `invalidateSessionCancelingTasks:resetSession:`), and with `resetSession` puts a fresh
+    /// session with the same configuration in its place at once: calls made from then on run on
+    /// the new session (and its own connection pool) while the old one finishes or cancels its
+    /// tasks. Without it, later calls fail with `.invalidated`.
+    /// - Parameters:
+    ///   - cancelingTasks: cancel the running tasks (they complete with `.cancelled`) rather than
+    ///     let them finish.
+    ///   - resetSession: replace the session with a fresh one.
+    public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) async {
+        let old = current.withLock { current -> Session in
+            let old = current
+            if resetSession { current = Session(configuration: old.configuration) }
+            return old
+        }
+        if cancelingTasks { await old.invalidateAndCancel() } else { await old.finishTasksAndInvalidate() }
     }
 
     /// "a/b/c" → "c" (to add the trailing slash through RFC 3986 resolution).

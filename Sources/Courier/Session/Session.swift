@@ -52,6 +52,8 @@ final class SessionStorage: Sendable {
     let configuration: SessionConfiguration
     let pool: ConnectionPool
     let resolver: Resolver?
+    /// The retry budget of each host (docs/retry.md).
+    let retryBudgets = RetryBudgets()
     /// Digest nonce counts (nc) for the whole session.
     let digestNonceCounts = DigestNonceCounts()
     /// The proxy configuration made concrete when the session was created (the environment is

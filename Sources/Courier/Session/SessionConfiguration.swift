@@ -122,6 +122,10 @@ public struct SessionConfiguration: Sendable {
     /// over 1 MiB or of unknown length, at most 1 s (curl's rule and timeout); `.never` turns it
     /// off. A request's own `expectContinue` overrides it. See docs/session.md.
     public var expectContinue: ExpectContinuePolicy = .default
+    /// When failed requests are sent again (docs/retry.md): methods, statuses, errors, full-jitter
+    /// backoff, `Retry-After`, a per-host budget. Default nil: no retries (the pool's one-time
+    /// resend of a request that met a dead reused connection happens anyway).
+    public var retryPolicy: RetryPolicy? = nil
 
     /// The defaults.
     public init() {}

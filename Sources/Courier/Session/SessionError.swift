@@ -87,6 +87,9 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     /// The errno of a file operation, for `.fileWriteFailed`, `.fileReadFailed` and
     /// `.invalidDestination`.
     public var errnoValue: Int32?
+    /// Set when the retry policy takes over a failed attempt: the transfer waits and sends the
+    /// request again instead of reporting this error.
+    var retryPlan: RetryPlan?
     /// The request serializer's error, for `.invalidRequest` raised while building the request.
     public var requestSerializationError: RequestSerializationError?
     /// The error the caller's own code threw — a custom query-string closure, a multipart

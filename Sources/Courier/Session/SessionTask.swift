@@ -89,6 +89,10 @@ public enum TaskEvent: Sendable {
     /// received: a new one, or one that `replaced` a cookie of the same identity (curl's `-v`
     /// "Added cookie" and "Replaced cookie" lines). Refused and deleting fields make no event.
     case cookieStored(Cookie, replaced: Bool)
+    /// The retry policy sends the request again: attempt number `attempt` (2 for the first
+    /// retry) starts after `delay`; `retriesLeft` more may follow (curl's "Will retry in N
+    /// seconds. M retries left.").
+    case retry(attempt: Int, reason: RetryReason, delay: Duration, retriesLeft: Int)
 }
 
 /// Where callbacks run (AFNetworking's completion queue): a function that runs a job.

@@ -9,6 +9,8 @@ public struct TaskMetrics: Sendable {
     public var transactions: [TransactionMetrics] = []
     /// Redirects followed (curl `num_redirects`).
     public var redirectCount: Int = 0
+    /// Attempts the retry policy started after the first (curl `num_retries`).
+    public var retryCount: Int = 0
     /// The status of the last proxy reply to a CONNECT this task's connections were opened with
     /// (curl's `%{http_connect}`); nil when no tunnel was opened for the task.
     public var proxyConnectStatus: Int? = nil
@@ -38,6 +40,8 @@ public struct TransactionMetrics: Sendable {
     public var url: String
     /// Whether the request went on a connection that had carried an earlier request.
     public var reusedConnection: Bool
+    /// The retry policy's attempt this request belongs to (1: the first).
+    public var attempt: Int = 1
     /// When the connection was leased.
     public var fetchStart: Duration?
     /// Name resolution of a new connection.

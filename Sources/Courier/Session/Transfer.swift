@@ -98,6 +98,8 @@ struct Transfer: Sendable {
     /// whatever it reports on the way out names the deadline ("timed out", curl 28, -1001),
     /// never "cancelled" (reserved for the caller's cancel).
     let deadline = Deadline()
+    /// The task's retries under the session's retry policy (nil: none).
+    var retry: RetryController? = nil
 
     var configuration: SessionConfiguration { storage.configuration }
 
@@ -110,7 +112,36 @@ struct Transfer: Sendable {
         // comes after it (serializers, the caller's code) runs on the caller's executor again.
         let loop = storage.pool.eventLoop
         return try await withTaskExecutorPreference(loop) { () async throws(SessionError) -> TransferOutcome in
-            try await runOnLoop(request, sink: sink)
+            guard let policy = configuration.retryPolicy else { return try await runOnLoop(request, sink: sink) }
+            return try await runRetrying(request, sink: sink, policy: policy)
+        }
+    }
+
+    /// The attempts of a task under a retry policy, outermost (issue 13: retry → redirects →
+    /// cookies → the exchange): each attempt starts from the caller's request again, with a
+    /// deadline of its own (the total timeout bounds one attempt, as curl's `-m` does with
+    /// `--retry`). An attempt that fails before anything reached the sink, in a way the policy
+    /// retries, throws an error carrying the plan; the sink never hears of it.
+    private func runRetrying(_ request: HTTPRequest, sink: some ResponseSink, policy: RetryPolicy) async throws(SessionError) -> TransferOutcome {
+        let host = (request.uri.host?.text ?? "") + ":" + String(request.uri.effectivePort ?? 0)
+        let controller = RetryController(policy: policy, budgets: storage.retryBudgets, host: host)
+        while true {
+            var attempt = Transfer(storage: storage, core: core, metrics: metrics, isRangeRequest: isRangeRequest)
+            attempt.retry = controller
+            do {
+                return try await attempt.runOnLoop(request, sink: sink)
+            } catch {
+                guard let plan = error.retryPlan else { throw error }
+                core.emit(.retry(attempt: plan.attempt, reason: plan.reason, delay: plan.delay, retriesLeft: plan.retriesLeft))
+                metrics.update { $0.retryCount += 1 }
+                var slept = true
+                do { try await policy.clock.sleep(plan.delay) } catch { slept = false }
+                if !slept || core.isCancelled || Task.isCancelled {
+                    let failure = SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
+                    await sink.abort(failure, begun: false)
+                    throw failure
+                }
+            }
         }
     }
 
@@ -141,10 +172,13 @@ struct Transfer: Sendable {
             }
             group.cancelAll()
             // The loser still runs its cancellation; wait so no work outlives the task.
-            while await group.next() != nil {}
+            while let next = await group.next() {
+                // A timed-out attempt the retry policy takes over: its plan is the outcome.
+                if case .failure(let error)? = next, error.retryPlan != nil { result = next }
+            }
             return result!
         }
-        if case .failure(let error) = outcome, error.connectionError?.code == .totalTimeout {
+        if case .failure(let error) = outcome, error.connectionError?.code == .totalTimeout, error.retryPlan == nil {
             await sink.abort(error, begun: true)
         }
         return try outcome.get()
@@ -283,6 +317,12 @@ struct Transfer: Sendable {
             }
             var failure = Transfer.sessionError(error, url: url, core: core, limits: configuration.parserLimits)
             if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline.error { failure = timedOut }
+            // Nothing reached the caller: the retry policy may send it again (the sink is not told).
+            if failure.retryPlan == nil, !begun.isSet, !core.isCancelled, let retry,
+               let plan = retry.plan(error: failure, request: request) {
+                failure.retryPlan = plan
+            }
+            if failure.retryPlan != nil { throw failure }
             await sink.abort(failure, begun: begun.isSet)
             throw failure
         }
@@ -332,10 +372,12 @@ struct Transfer: Sendable {
             }
         }
         let offset = metrics.elapsed
+        let attempt = retry?.attempt ?? 1
         let timings = connection.timings
         metrics.update { m in
             if !reused { m.connectCount += 1 }
             var transaction = TransactionMetrics(url: request.uri.redactedDescription, reusedConnection: reused)
+            transaction.attempt = attempt
             transaction.fetchStart = offset
             if !reused {
                 transaction.dns = timings.resolution
@@ -396,6 +438,16 @@ struct Transfer: Sendable {
             try await drain(response.body, connection: connection)
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
             return .proxyAuthenticate
+        }
+        // A retryable status (408, 429, 503, ...): unless this was the last chance, its body is
+        // dropped and the request sent again later; the caller only ever sees the final answer.
+        if let retry, let plan = retry.plan(status: response.status, headers: response.headers, request: request) {
+            try await drain(response.body, connection: connection)
+            metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+            var signal = SessionError(.connection, "the server answered \(response.status): the request will be sent again",
+                                      url: request.uri.redactedDescription)
+            signal.retryPlan = plan
+            throw signal
         }
         if response.status == 417, mayResendWithoutExpect, expectOutcome != nil {
             try await drain(response.body, connection: connection)

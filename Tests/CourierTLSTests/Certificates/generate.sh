@@ -13,6 +13,7 @@
 #   selfsigned.pem / .key        SAN localhost, self-signed (issuer untrusted), 100 years
 #   cnonly.pem / .key            CN=localhost and no subjectAltName: must FAIL host name checks
 #   client.pem / client.key      clientAuth certificate for mutual TLS, signed by the CA
+#   client-encrypted.key         client.key encrypted (AES-256-CBC, pass phrase "s3cret": curl --pass)
 #   other-ca.pem / other-ca.key  a second CA nobody trusts (for pin mismatches)
 #   server-pubkey.pem / .der     the server's SubjectPublicKeyInfo (curl --pinnedpubkey file form)
 #
@@ -116,6 +117,7 @@ sign client      "/O=Courier/CN=courier-client"                         leaf_cli
 
 selfsign selfsigned "/O=Courier/CN=Courier Self-Signed" v3_selfsigned
 
+openssl pkey -in client.key -aes-256-cbc -passout pass:s3cret -out client-encrypted.key
 openssl pkey -in server.key -pubout -out server-pubkey.pem
 openssl pkey -in server.key -pubout -outform DER -out server-pubkey.der
 
