@@ -39,6 +39,7 @@ extension ConnectionCore {
             return .failed(failure!)
         }
         reusable.store(false, ordering: .releasing)
+        tunnelRequested = info.method == .connect
         exchangeActive = true
         exchangeNumber += 1
         decodedHead = nil
