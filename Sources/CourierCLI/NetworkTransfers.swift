@@ -151,6 +151,11 @@ final class NetworkTransfers: Sendable {
         parts.append(options.tls13Ciphers ?? "")
         parts.append(options.noSessionID ? "n" : "")
         parts.append(options.referer ?? "")
+        parts.append(options.proxy ?? "\u{2}")
+        parts.append(options.noproxy ?? "\u{2}")
+        parts.append(options.proxyUser ?? "")
+        parts.append(options.proxytunnel ? "p" : "")
+        parts.append(options.proxyHeader.joined(separator: "\u{1}"))
         parts.append(options.anyAuth ? "any:" + (options.user ?? "") : options.digest ? "digest:" + (options.user ?? "") : "")
         // The run has one jar: a group uses it or not.
         parts.append(CookieOptions.enablesEngine(options: options.cookie, jar: options.cookieJar) ? "cookies" : "")
@@ -202,6 +207,7 @@ final class NetworkTransfers: Sendable {
         c.downloadFileMode = settings.createFileMode
         c.allowsInsecureRedirects = settings.redirectProtocols?.contains("http") ?? false
         c.cookieJar = settings.cookieJar
+        c.proxy = settings.proxy
         if let delay = settings.attemptDelay { c.connectionAttemptDelay = delay }
         if options.ipv4 { c.addressFamily = .v4 }
         c.unixSocket = options.unixSocket
@@ -693,6 +699,7 @@ final class NetworkTransfers: Sendable {
     private func fill(_ values: inout WriteOutValues, _ metrics: TaskMetrics) {
         values.numConnects = metrics.connectCount
         values.numRedirects = metrics.redirectCount
+        values.httpConnect = metrics.proxyConnectStatus ?? 0
         values.sizeDownload = metrics.bytesReceived
         values.sizeUpload = metrics.bytesSent
         values.timeTotal = metrics.totalDuration

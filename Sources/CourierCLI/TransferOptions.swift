@@ -44,6 +44,8 @@ enum TransferKey: Hashable, Sendable {
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
+    // Proxy
+    case proxy, noproxy, proxyUser, proxytunnel, proxyHeader
     // TLS
     case caCertificate, caPath, clientCertificate, privateKey, keyType, passphrase, insecure, pinnedPublicKey, pinnedCertificate, tlsv1_2, tlsv1_3, tlsMax, ciphers, tls13Ciphers, noSessionID
     // Cookies
@@ -94,6 +96,7 @@ struct TransferOptions: Sendable {
     private static let connection = "Connection"
     private static let tls = "TLS"
     private static let cookies = "Cookies"
+    private static let proxies = "Proxy"
     private static let general = "General"
 
     /// The options that apply to the whole command line (curl's global options).
@@ -270,6 +273,17 @@ struct TransferOptions: Sendable {
         OptionSpec(.speedTime, short: "y", long: "speed-time", value: "SECONDS", section: behaviour,
                    help: "How long the speed may stay below -Y (default 1 byte/s when -Y is not given)."),
 
+        OptionSpec(.proxy, short: "x", long: "proxy", value: "[http://][USER:PASSWORD@]HOST[:PORT]", section: proxies,
+                   help: "Use this HTTP proxy (default port 1080; \"\": none). Without it the environment's http_proxy, https_proxy, all_proxy apply, as in curl."),
+        OptionSpec(.noproxy, long: "noproxy", value: "LIST", section: proxies,
+                   help: "Hosts, domains and addresses (CIDR) reached directly; replaces no_proxy/NO_PROXY; \"*\": all; \"\": none."),
+        OptionSpec(.proxyUser, short: "U", long: "proxy-user", value: "USER:PASSWORD", section: proxies,
+                   help: "Basic credentials for the proxy (instead of the proxy URL's)."),
+        OptionSpec(.proxytunnel, short: "p", long: "proxytunnel", section: proxies,
+                   help: "Tunnel http URLs through the proxy with CONNECT too (https always is)."),
+        OptionSpec(.proxyHeader, long: "proxy-header", value: "\"Name: value\"", .accumulates, section: proxies,
+                   help: "A header field sent to the proxy only (CONNECT, or requests in absolute form)."),
+
         OptionSpec(.resolve, long: "resolve", value: "HOST:PORT:ADDRESS", .accumulates, section: connection,
                    help: "Use ADDRESS for HOST:PORT."),
         OptionSpec(.connectTo, long: "connect-to", value: "HOST1:PORT1:HOST2:PORT2", .accumulates, section: connection,
@@ -439,6 +453,12 @@ struct TransferOptions: Sendable {
     var speedTime: String?
     // Connection
     var resolve: [String] = []
+    // Proxy
+    var proxy: String?
+    var noproxy: String?
+    var proxyUser: String?
+    var proxytunnel = false
+    var proxyHeader: [String] = []
     var connectTo: [String] = []
     var ipv4 = false
     var ipv6 = false
@@ -615,6 +635,11 @@ struct TransferOptions: Sendable {
         speedLimit = values.value(.speedLimit)
         speedTime = values.value(.speedTime)
         resolve = values.all(.resolve)
+        proxy = values.value(.proxy)
+        noproxy = values.value(.noproxy)
+        proxyUser = values.value(.proxyUser)
+        proxytunnel = values.flag(.proxytunnel)
+        proxyHeader = values.all(.proxyHeader)
         connectTo = values.all(.connectTo)
         // -4 and -6: the last one given wins (curl's CURLOPT_IPRESOLVE).
         for argument in parsed {

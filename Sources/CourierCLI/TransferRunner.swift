@@ -264,6 +264,8 @@ struct TransferSettings: Sendable {
     var localBinding: LocalBinding?
     /// TCP keep-alive: curl's default of 60 s, --keepalive-time, or none with --no-keepalive.
     var keepAlive: TCPKeepAlive?
+    /// -x, --noproxy, -U, -p, --proxy-header; without -x the environment's proxies (curl's rule).
+    var proxy = ProxyConfiguration.environment
 
     /// - Throws: `CLIError` 2 for anything malformed or contradictory.
     init(options: TransferOptions) throws(CLIError) {
@@ -369,6 +371,23 @@ struct TransferSettings: Sendable {
                 if n > 0 { seconds = n }
             }
             keepAlive = TCPKeepAlive(seconds: seconds)
+        }
+        if let text = options.proxy { proxy.source = .url(text) }
+        proxy.noProxy = options.noproxy
+        if let text = options.proxyUser {
+            // curl splits at the first colon; a missing password is empty (curl would prompt).
+            let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            proxy.credential = Credential(user: String(parts[0]), password: parts.count > 1 ? String(parts[1]) : "")
+        }
+        proxy.tunnelsHTTP = options.proxytunnel
+        for line in options.proxyHeader {
+            // "Name: value"; "Name:" alone sends nothing, as -H (curl removes the field).
+            guard let colon = line.firstIndex(of: ":") else {
+                throw .usage("--proxy-header expects \"Name: value\", not \"\(printable(line))\"")
+            }
+            let name = String(line[..<colon])
+            let value = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
+            if !value.isEmpty { proxy.headers.add(name: name, value: value) }
         }
         if let text = options.proto { protocols = TransferSettings.protocolSet(text, silent: options.global.silent) }
         if let text = options.protoRedirect { redirectProtocols = TransferSettings.protocolSet(text, silent: options.global.silent) }

@@ -16,6 +16,8 @@ import CourierHTTP1
 struct WriteOutValues: Sendable {
     var httpCode = 0
     var numConnects = 0
+    /// The status of the proxy's reply to CONNECT (0: none).
+    var httpConnect = 0
     var numRedirects = 0
     var sizeDownload: UInt64 = 0
     var sizeUpload: UInt64 = 0
@@ -112,6 +114,7 @@ struct WriteOutFormatter {
         switch name {
         case "http_code", "response_code": return threeDigits(v.httpCode)
         case "num_connects": return String(v.numConnects)
+        case "http_connect": return threeDigits(v.httpConnect)
         case "num_redirects": return String(v.numRedirects)
         case "num_headers": return String(v.numHeaders)
         case "size_download": return String(v.sizeDownload)

@@ -89,15 +89,20 @@ public enum HTTP1Fuzzing {
     ///   - request: the request the response answers (default: a GET without body).
     ///   - closeAtEnd: whether the peer closes the connection after the last chunk.
     ///   - limits: the parsing limits.
+    ///   - raw: the machine's `passesChunkedFramingThrough` and `ignoresContentLength` (curl
+    ///     `--raw`, `--ignore-content-length`).
     /// - Returns: the transcript of events and the final error.
     public static func parseResponse(
         _ chunks: [[UInt8]],
         request: HTTP1ClientStateMachine.RequestInfo = .init(method: .get),
         closeAtEnd: Bool = true,
-        limits: HTTP1ParserLimits = .default
+        limits: HTTP1ParserLimits = .default,
+        raw: Bool = false
     ) -> HTTP1Transcript {
         var transcript = HTTP1Transcript()
         var connection = HTTP1ClientStateMachine(limits: limits)
+        connection.passesChunkedFramingThrough = raw
+        connection.ignoresContentLength = raw
         var switched = false
         var leftover: [UInt8] = []
         func drain(_ connection: inout HTTP1ClientStateMachine) throws(HTTPParserError) {

@@ -162,6 +162,33 @@ public final class File: @unchecked Sendable {
     /// - Parameter path: the file.
     /// - Throws: `Errno` (ENOENT, EACCES, EISDIR, ...).
     public static func remove(_ path: String) throws(Errno) { try Sys.unlink(path) }
+
+    /// The names in a directory, "." and ".." left out, sorted bytewise (blocking: call it on a
+    /// thread kept for blocking calls).
+    /// - Parameter path: the directory.
+    /// - Returns: the names, not paths.
+    /// - Throws: `Errno` (ENOENT, ENOTDIR, EACCES, ...).
+    public static func entries(inDirectory path: String) throws(Errno) -> [String] { try Sys.directoryEntries(path) }
+
+    /// The whole contents of a file, read to its end (blocking: call it on a thread kept for
+    /// blocking calls).
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - limit: the most bytes accepted; a longer file is EFBIG.
+    /// - Returns: the bytes.
+    /// - Throws: `Errno`.
+    public static func contents(atPath path: String, limit: Int) throws(Errno) -> ByteBuffer {
+        let file = try File.open(path)
+        defer { try? file.close() }
+        var buffer = ByteBuffer(capacity: 4096)
+        var offset: Int64 = 0
+        while true {
+            let n = try file.read(into: &buffer, maxBytes: 1 << 16, at: offset)
+            if n == 0 { return buffer }
+            offset += Int64(n)
+            if offset > Int64(limit) { throw Errno.fileTooLarge }
+        }
+    }
 }
 
 extension File {

@@ -181,6 +181,24 @@ extension Sys {
 
     // MARK: Download destinations (OutputFile.swift)
 
+    /// The names in the directory `path` (opendir(3), readdir(3)), "." and ".." left out,
+    /// sorted bytewise.
+    static func directoryEntries(_ path: String) throws(Errno) -> [String] {
+        guard let directory = path.withCString({ opendir($0) }) else { throw Errno(rawValue: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { throw Errno(rawValue: errno) }
+                break
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
     /// stat(2) (`followingLinks`) or lstat(2) of `path`; nil when nothing is there (ENOENT).
     static func status(atPath path: String, followingLinks: Bool) throws(Errno) -> stat? {
         var info = stat()

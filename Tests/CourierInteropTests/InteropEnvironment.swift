@@ -10,6 +10,9 @@ enum Interop {
     static func port(_ name: String) -> UInt16? { value(name).flatMap(UInt16.init) }
 
     static var isAvailable: Bool { value("COURIER_INTEROP") == "1" }
+    /// tinyproxy was started (scripts/interop/run skips it, saying so, only when it is absent).
+    static var proxiesAvailable: Bool { isAvailable && value("COURIER_INTEROP_PROXY") == "1" }
+    static func proxyPort(_ name: String) -> UInt16 { port("COURIER_INTEROP_PROXY_\(name)_PORT")! }
     static var nginxPort: UInt16 { port("COURIER_INTEROP_NGINX_PORT")! }
     static var nginxLog: String { value("COURIER_INTEROP_NGINX_LOG")! }
     static var scriptedPort: UInt16 { port("COURIER_INTEROP_SCRIPTED_PORT")! }

@@ -501,3 +501,14 @@ case("--retry does not retry a POST without an Idempotency-Key", ["-s", "--retry
 case("--retry to standard output writes only the final body", ["-s", "--retry", "1", "{u}/flaky?fail=1"],
      differs="--retry writes only the final attempt's body to standard output (curl writes every attempt's; with -o both keep the last)",
      differs_in=("out",), check=lambda c, k: k.stdout == b"ok after 1\n" and c.stdout == b"fail 1\nok after 1\n")
+
+# Proxies (issue 12 §1): the server plays the proxy too — both tools send it the absolute form.
+
+case("-x: an http URL in absolute form through the proxy", ["-s", "-x", "{h}", "{u}/s?body=hi"])
+case("-x with -U: Basic credentials for the proxy", ["-s", "-x", "{h}", "-U", "us:pw", "{u}/s?body=hi"])
+case("-x with the proxy's credentials in its URL, percent-decoded", ["-s", "-x", "http://u%40x:p%3Aw@{h}", "{u}/s?body=hi"])
+case("--proxy-header goes to the proxy", ["-s", "-x", "{h}", "--proxy-header", "X-Proxy: 1", "{u}/s?body=hi"])
+case("--noproxy bypasses the proxy", ["-s", "-x", "127.0.0.1:1", "--noproxy", "localhost,127.0.0.0/8", "{u}/s?body=hi"])
+case("-x \"\" is no proxy", ["-s", "-x", "", "{u}/s?body=hi"])
+case("-x with an unsupported scheme", ["-s", "-x", "socks9://127.0.0.1:1", "{u}/"], compare=("exit",))
+case("-x that does not resolve", ["-s", "-x", "proxy.invalid:3128", "{u}/"], compare=("exit",))

@@ -16,14 +16,17 @@ extension FuzzChecks {
     }
 
     /// The response parser (through the client connection machine) gives the same transcript —
-    /// events and error — however the input is cut, for a GET and for a HEAD request.
+    /// events and error — however the input is cut, for a GET and for a HEAD request, and for a
+    /// GET with curl's --raw and --ignore-content-length switches on.
     public static func responseParsing(_ input: UnsafeRawBufferPointer) {
         let bytes = Array(input)
-        for request in [HTTP1ClientStateMachine.RequestInfo(method: .get), .init(method: .head)] {
+        let modes: [(HTTP1ClientStateMachine.RequestInfo, Bool)] = [(.init(method: .get), false), (.init(method: .head), false),
+                                                                      (.init(method: .get), true)]
+        for (request, raw) in modes {
             for closeAtEnd in [true, false] {
-                let whole = HTTP1Fuzzing.parseResponse([bytes], request: request, closeAtEnd: closeAtEnd)
+                let whole = HTTP1Fuzzing.parseResponse([bytes], request: request, closeAtEnd: closeAtEnd, raw: raw)
                 for cut in cuts(of: bytes, input: input) {
-                    let other = HTTP1Fuzzing.parseResponse(cut, request: request, closeAtEnd: closeAtEnd)
+                    let other = HTTP1Fuzzing.parseResponse(cut, request: request, closeAtEnd: closeAtEnd, raw: raw)
                     require(other == whole, "response transcript depends on the cut:\n\(other)\nvs whole:\n\(whole)")
                 }
                 if let error = whole.error {

@@ -106,6 +106,9 @@ public final class NetworkActivityTracker: Sendable {
         var pending: [Bool] = []
         /// Whether some caller is handing out `pending` now.
         var delivering = false
+        /// The subscribers of `activityCounts()`, by a number of their own.
+        var countSubscribers: [UInt64: AsyncStream<Int>.Continuation] = [:]
+        var nextSubscriber: UInt64 = 0
     }
 
     private let storage = Mutex(Storage())
@@ -122,7 +125,7 @@ public final class NetworkActivityTracker: Sendable {
     public init(activationDelay: Duration = NetworkActivityTracker.defaultActivationDelay,
                 completionDelay: Duration = NetworkActivityTracker.defaultCompletionDelay,
                 scheduler: any ActivityTimerScheduler = TaskActivityTimerScheduler(),
-                visibilityHandler: @escaping @Sendable (Bool) -> Void) {
+                visibilityHandler: @escaping @Sendable (Bool) -> Void = { _ in }) {
         self.activationDelay = activationDelay
         self.completionDelay = completionDelay
         self.scheduler = scheduler
@@ -149,22 +152,53 @@ public final class NetworkActivityTracker: Sendable {
         }
     }
 
+    /// A tracker shared by whoever wants one (AFNetworkActivityIndicatorManager's
+    /// `sharedManager`): give it to several sessions' `SessionConfiguration.activityTracker` to
+    /// count all their tasks together.
+    public static let shared = NetworkActivityTracker()
+
     /// Records that an activity (a transfer) started.
     public func incrementActivityCount() {
-        let change = storage.withLock { s -> Bool? in
+        let (change, count, subscribers) = storage.withLock { s -> (Bool?, Int, [AsyncStream<Int>.Continuation]) in
             s.count += 1
-            return countChanged(&s)
+            return (countChanged(&s), s.count, Array(s.countSubscribers.values))
         }
+        for subscriber in subscribers { subscriber.yield(count) }
         deliver(change)
     }
 
     /// Records that an activity ended (the count never goes below zero).
     public func decrementActivityCount() {
-        let change = storage.withLock { s -> Bool? in
+        let (change, count, subscribers) = storage.withLock { s -> (Bool?, Int, [AsyncStream<Int>.Continuation]) in
+            let before = s.count
             s.count = max(0, s.count - 1)
-            return countChanged(&s)
+            return (countChanged(&s), s.count, before == s.count ? [] : Array(s.countSubscribers.values))
         }
+        for subscriber in subscribers { subscriber.yield(count) }
         deliver(change)
+    }
+
+    /// The activity count, now and after each change, in order: the first element is the
+    /// current count. The stream lasts as long as the tracker, or until the consumer stops.
+    /// - Returns: a new stream for each call.
+    public func activityCounts() -> AsyncStream<Int> {
+        let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .unbounded)
+        // The current count goes out under the lock, so no change can come between it and the
+        // subscription.
+        let id = storage.withLock { s -> UInt64 in
+            continuation.yield(s.count)
+            s.nextSubscriber += 1
+            s.countSubscribers[s.nextSubscriber] = continuation
+            return s.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.storage.withLock { $0.countSubscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    deinit {
+        for subscriber in storage.withLock({ $0.countSubscribers.values }) { subscriber.finish() }
     }
 
     // MARK: The state machine

@@ -8,6 +8,9 @@ import CourierPosix
 import CourierTLS
 
 extension ConnectionCore {
+    /// What a send after `stopSending()` fails with: the early response ended the upload.
+    var uploadStoppedError: ConnectionError { ConnectionError(.earlyResponse, "the upload was stopped by an early response") }
+
     // MARK: Requests
 
     /// Sends a request head: `.ready` when it is in the kernel, `.wait` when part of it is queued.
@@ -36,6 +39,7 @@ extension ConnectionCore {
             return .failed(failure!)
         }
         reusable.store(false, ordering: .releasing)
+        tunnelRequested = info.method == .connect
         exchangeActive = true
         exchangeNumber += 1
         decodedHead = nil
@@ -72,7 +76,7 @@ extension ConnectionCore {
     /// Queues one piece of the request body, framed by the machine.
     func writeBody(_ buffer: ByteBuffer) -> Readiness<Void> {
         if let failure { return .failed(earlyResponseError ?? failure) }
-        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
+        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? uploadStoppedError : stopSending()) }
         if awaitingContinue { return .wait }  // held for the 100: `waitForWrite(_:retry:)`
         guard bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(bodyAwaitingFinish ? .notReusable : .invalidRequest,
@@ -93,7 +97,7 @@ extension ConnectionCore {
     /// Plain connections only; TLS must encrypt, so its callers read the file instead.
     func writeFile(_ file: File, offset: Int64, count: Int) -> Readiness<Void> {
         if let failure { return .failed(earlyResponseError ?? failure) }
-        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? ConnectionError(.earlyResponse, "the upload was stopped by an early response") : stopSending()) }
+        if uploadStopped || responseEndsUpload { return .failed(uploadStopped ? uploadStoppedError : stopSending()) }
         if awaitingContinue { return .wait }
         guard tls == nil, bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "sendfile needs an open Content-Length body on a plain connection"))
@@ -113,7 +117,7 @@ extension ConnectionCore {
     /// Ends the request body (the last chunk for chunked bodies).
     func finishBody(trailers: HTTPHeaders) -> Readiness<Void> {
         if let failure { return .failed(earlyResponseError ?? failure) }
-        if uploadStopped { return .failed(ConnectionError(.earlyResponse, "the upload was stopped by an early response")) }
+        if uploadStopped { return .failed(uploadStoppedError) }
         if awaitingContinue { return .wait }
         guard bodyAwaitingFinish, writeWaiter == nil else {
             return .failed(ConnectionError(.invalidRequest, "no request body is open"))

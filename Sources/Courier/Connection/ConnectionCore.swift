@@ -113,6 +113,12 @@ final class ConnectionCore: @unchecked Sendable {
     var failedWhileIdle = false
     /// The socket is lent out for splicing: the loop neither watches nor closes it meanwhile.
     var socketLent = false
+    /// The exchange in progress is a CONNECT to a proxy: its 2xx reply opens a tunnel.
+    var tunnelRequested = false
+    /// The proxy's 2xx reply to CONNECT arrived: nothing more is read as HTTP until `openTunnel`
+    /// turns the connection into the tunnel; `tunnelLeftover` holds the bytes after its head.
+    var tunnelPending = false
+    var tunnelLeftover = ByteBuffer()
 
     // Expect: 100-continue (RFC 9110 §10.1.1). The head asked for it and a body follows: the body
     // is held back until the interim 100 arrives, a final response arrives (the body is then
@@ -183,8 +189,44 @@ final class ConnectionCore: @unchecked Sendable {
         if let deadline { armDeadline(after: deadline - Instant.now()) }
         touch()
         armIdle()
-        var nothing = ByteBuffer()
-        driveHandshake(&nothing)
+        // Bytes a proxy sent after its reply to CONNECT are the tunnel's first bytes.
+        var first = cipherLeftover
+        cipherLeftover = ByteBuffer()
+        driveHandshake(&first)
+        if first.readableBytes > 0 && failure == nil { cipherLeftover = first }
+    }
+
+    /// Turns a connection whose CONNECT was answered with a 2xx into the tunnel: the HTTP/1.1
+    /// state starts afresh, the bytes after the proxy's reply head become the tunnel's first bytes
+    /// (ciphertext for `tls`), and with `tls` the handshake comes next (`handshake`).
+    func openTunnel(tls engine: TLSConnection?) throws(ConnectionError) {
+        if let failure { throw failure }
+        guard tunnelPending else { throw ConnectionError(.notReusable, "no CONNECT reply opened a tunnel") }
+        tunnelPending = false
+        tunnelRequested = false
+        exchangeActive = false
+        headTaken = false
+        decodedHead = nil
+        responseFraming = nil
+        pending.removeAll()
+        pendingBytes = 0
+        bodyEnded = false
+        endDelivered = false
+        machine = HTTP1ClientStateMachine(limits: options.limits)
+        let leftover = tunnelLeftover
+        tunnelLeftover = ByteBuffer()
+        if let engine {
+            tls = engine
+            cipherLeftover = leftover
+        } else if leftover.readableBytes > 0 {
+            // In a plain tunnel the origin speaks only after a request: bytes before it are not
+            // HTTP (RFC 9112 §9.3).
+            fail(ConnectionError(.protocolError, "the proxy sent \(leftover.readableBytes) bytes after its CONNECT reply, before any request"))
+            throw failure!
+        } else {
+            reusable.store(true, ordering: .releasing)
+        }
+        updateInterest()
     }
 
     /// Advances the handshake with `received` (read in place by the engine).
@@ -333,7 +375,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Whether the loop should read now.
     var wantsToRead: Bool {
-        guard socket != nil, !peerEOF, failure == nil, !receivePaused else { return false }
+        guard socket != nil, !peerEOF, failure == nil, !receivePaused, !tunnelPending else { return false }
         if handshakeWaiter != nil { return true }
         if tls?.isHandshakeComplete == false { return false }
         guard exchangeActive else { return true }  // idle: watch for a close or stray bytes
@@ -543,7 +585,16 @@ final class ConnectionCore: @unchecked Sendable {
                     endKeepAlive = keepAlive
                     machine.releaseBufferIfConsumed()
                     return
-                case .switchedProtocols:
+                case .switchedProtocols(let head, let leftover):
+                    if tunnelRequested {
+                        // A proxy's 2xx to CONNECT (the machine never gives a body to it): the
+                        // head is the exchange's answer, and what follows belongs to the tunnel.
+                        decodedHead = HTTP1ResponseHead(status: head.status, version: head.version,
+                                                        reason: head.reasonPhrase.readableString, headers: head.headers.headers)
+                        tunnelPending = true
+                        tunnelLeftover = leftover
+                        return
+                    }
                     fail(ConnectionError(.protocolError, "the server switched protocols"))
                     return
                 case .connectionClosed:

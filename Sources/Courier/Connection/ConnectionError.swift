@@ -87,6 +87,8 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var proxy: String?
     /// The status of the proxy's reply to CONNECT, for `proxyTunnelFailed`.
     public var proxyStatus: Int?
+    /// The CONNECT exchanges before a `proxyTunnelFailed` (for the `-v` trace).
+    var tunnelExchanges: [TunnelExchange] = []
     /// Whether any byte of the response had arrived when the exchange failed (nil when the
     /// failure was not during an exchange): the pool retries an idempotent request only when
     /// none had.

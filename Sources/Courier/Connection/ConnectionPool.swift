@@ -43,6 +43,10 @@ public final class ConnectionPool: Sendable {
         /// The TCP port.
         public var port: UInt16
 
+        /// The proxy connections to this origin go through (part of the pool key: a connection
+        /// through a proxy, or a tunnel, is never used for another route or origin).
+        var proxy: ProxyRoute?
+
         /// Creates an origin.
         public init(scheme: String, host: String, port: UInt16) {
             self.scheme = scheme
@@ -50,7 +54,7 @@ public final class ConnectionPool: Sendable {
             self.port = port
         }
 
-        var key: PoolKey { PoolKey(scheme: scheme, host: host, port: Int(port)) }
+        var key: PoolKey { PoolKey(scheme: scheme, host: host, port: Int(port), partition: proxy?.partition ?? "") }
     }
 
     private typealias Lease = (id: ConnectionID, connection: HTTP1Connection)
@@ -70,11 +74,14 @@ public final class ConnectionPool: Sendable {
         /// curl code: 6, 7, 28, 35, 60, 90 differ). Only the most recent 64 are kept.
         var connectErrors: [Int: ConnectionError] = [:]
         var nextConnectErrorToken = 0
+        /// The proxy route of each partitioned key a request named (a session has one proxy
+        /// configuration, so this stays as small as the set of origins).
+        var routes: [PoolKey: ProxyRoute] = [:]
     }
 
     /// What an event asks the shell to do once the lock is released.
     private enum Effect {
-        case connect(ConnectionID, PoolKey)
+        case connect(ConnectionID, PoolKey, ProxyRoute?)
         case resume(UnsafeContinuation<Lease, any Error>, Lease)
         case fail(UnsafeContinuation<Lease, any Error>, any Error)
         case close(HTTP1Connection)
@@ -131,6 +138,7 @@ public final class ConnectionPool: Sendable {
         let key = origin.key
         let isIdempotent = PoolStateMachine.isIdempotent(method: method.rawValue)
         let id = modify { s -> RequestID in
+            if let proxy = origin.proxy { s.routes[key] = proxy }
             s.nextRequest += 1
             return RequestID(s.nextRequest)
         } actions: { s, id in
@@ -208,7 +216,7 @@ public final class ConnectionPool: Sendable {
         for action in actions {
             switch action {
             case .createConnection(let id, let key):
-                effects.append(.connect(id, key))
+                effects.append(.connect(id, key, key.partition.isEmpty ? nil : s.routes[key]))
             case .executeRequest(let request, let id):
                 guard let connection = s.connections[id] else {
                     preconditionFailure("the pool machine leased \(id), which the shell does not hold")
@@ -248,13 +256,14 @@ public final class ConnectionPool: Sendable {
     private func run(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .connect(let id, let key):
+            case .connect(let id, let key, let proxy):
                 let tls = key.scheme == "https" ? self.tls : nil
                 let options = self.options
                 // On the loop: the connection's set-up and its first exchange need no hop.
                 Task(executorPreference: loop) {
                     do {
-                        let connection = try await HTTP1Connection.connect(host: key.host, port: UInt16(key.port), tls: tls, options: options)
+                        let connection = try await HTTP1Connection.connect(host: key.host, port: UInt16(key.port), tls: tls, options: options,
+                                                                           via: proxy)
                         self.established(id, connection)
                     } catch {
                         self.failedToConnect(id, error)

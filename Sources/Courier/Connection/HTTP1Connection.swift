@@ -41,6 +41,11 @@ public final class HTTP1Connection: Sendable {
     public var requestCount: Int { requests.load(ordering: .relaxed) }
 
     private let timingsStorage = Mutex(ConnectionTimings())
+    private let tunnelStorage = Mutex<[TunnelExchange]>([])
+
+    /// The CONNECT exchanges that opened this connection's tunnel through a proxy (a 407 answered
+    /// makes two), for the `-v` trace and `%{http_connect}`; empty without a tunnel.
+    var tunnelExchanges: [TunnelExchange] { tunnelStorage.withLock { $0 } }
     private let requests = Atomic<Int>(0)
 
     private init(core: ConnectionCore, host: String, port: UInt16, usesTLS: Bool, remoteAddress: SocketAddress?) {
@@ -70,19 +75,128 @@ public final class HTTP1Connection: Sendable {
     ///   `tlsHandshakeTimeout`, `totalTimeout`, `cancelled`).
     public static func connect(host: String, port: UInt16, tls: TLSConfiguration? = nil,
                                options: HTTP1ConnectionOptions = HTTP1ConnectionOptions()) async throws(ConnectionError) -> HTTP1Connection {
+        try await connect(host: host, port: port, tls: tls, options: options, via: nil)
+    }
+
+    /// `connect`, through `proxy` when there is one (docs/proxy.md): the TCP connection goes to the
+    /// proxy; with a tunnel, a CONNECT exchange opens it (a 407 asking for Basic answered once,
+    /// on the same connection when its body was read whole, else on a new one), then TLS runs
+    /// with the origin's name (SNI, host name verification, pinning), never the proxy's.
+    static func connect(host: String, port: UInt16, tls: TLSConfiguration?, options: HTTP1ConnectionOptions,
+                        via proxy: ProxyRoute?) async throws(ConnectionError) -> HTTP1Connection {
+        let loop = options.eventLoop ?? SharedRuntime.loop
+        let started = Instant.now()
+        var timings = ConnectionTimings()
+        var tls = tls
+        if tls != nil {
+            if options.serverTrustHandler != nil {
+                // The handler may trust what verification would refuse: record, decide afterwards.
+                tls!.certificateVerification = .none
+            } else if let policy = options.securityPolicy {
+                tls!.certificateVerification = weaker(tls!.certificateVerification, policy.requiredVerification)
+            }
+        }
+        let context: TLSClientContext?
+        if let tls {
+            do { context = try TLSClientContext.shared(for: tls) } catch { throw ConnectionError.from(tls: error) }
+        } else {
+            context = nil
+        }
+        let tunnels = proxy?.tunnel == true
+        var authorization = proxy.flatMap { $0.authenticatesPreemptively ? $0.server.credential?.basicAuthorization : nil }
+        var exchanges: [TunnelExchange] = []
+        var answered407 = false
+        attempts: while true {
+            let (socket, remote) = try await dial(host: proxy?.server.host ?? host, port: proxy?.server.port ?? port,
+                                                  proxy: proxy, options: options, started: started, timings: &timings)
+            var engine: TLSConnection?
+            if let context, !tunnels {
+                do {
+                    // The policy joins the resumption key: a session is only offered where the same
+                    // pins will judge it.
+                    engine = try TLSConnection(context: context, host: host, port: Int(port), securityPolicy: options.securityPolicy)
+                } catch {
+                    try? socket.close()
+                    throw ConnectionError.from(tls: error)
+                }
+            }
+            let core = ConnectionCore(loop: loop, socket: socket, tls: engine, options: options)
+            let connection = HTTP1Connection(core: core, host: host, port: port, usesTLS: tls != nil, remoteAddress: remote)
+            do {
+                try await loop.submit { try core.attach() }
+                if tunnels, let proxy {
+                    try await loop.submit { core.markReady() }
+                    while true {
+                        let reply = try await connection.requestTunnel(host: host, port: port, proxy: proxy, authorization: authorization)
+                        exchanges.append(reply.exchange)
+                        if reply.status / 100 == 2 { break }
+                        if reply.status == 407, !answered407, authorization == nil, let credential = proxy.server.credential,
+                           reply.asksForBasic {
+                            answered407 = true
+                            authorization = credential.basicAuthorization
+                            if reply.reusable { continue }
+                            await connection.close()
+                            continue attempts
+                        }
+                        await connection.close()
+                        var failure = ConnectionError(.proxyTunnelFailed, "CONNECT tunnel failed, response \(reply.status)")
+                        failure.proxy = proxy.server.description
+                        failure.proxyStatus = reply.status
+                        failure.tunnelExchanges = exchanges
+                        throw failure
+                    }
+                    let policy = options.securityPolicy
+                    try await loop.submit { () throws in
+                        let engine = try context.map { try TLSConnection(context: $0, host: host, port: Int(port), securityPolicy: policy) }
+                        try core.openTunnel(tls: engine)
+                    }
+                }
+                if let tls {
+                    var bound = options.totalTimeout.map { started + $0 }
+                    if let phase = options.connectionPhaseTimeout {
+                        bound = min(bound ?? started + phase, started + phase)
+                    }
+                    let deadline = bound
+                    let handshakeStarted = Instant.now()
+                    do {
+                        try await loop.submit(deferred: { (promise: LoopPromise<Void>) in core.handshake(promise, deadline: deadline) })
+                    } catch {
+                        throw connection.closing(ConnectionError.from(error))
+                    }
+                    timings.tlsHandshake = Instant.now() - handshakeStarted
+                    try await connection.decideTrust(tls: tls, options: options)
+                } else if !tunnels {
+                    try await loop.submit { core.markReady() }
+                }
+            } catch let error as ConnectionError where error.code == .proxyTunnelFailed {
+                throw error
+            } catch {
+                throw connection.closing(ConnectionError.from(error))
+            }
+            let finalTimings = timings
+            connection.timingsStorage.withLock { $0 = finalTimings }
+            connection.tunnelStorage.withLock { $0 = exchanges }
+            return connection
+        }
+    }
+
+    /// Resolves `host` and connects to it (Happy Eyeballs) within the connection phase's budget;
+    /// failures name the proxy when `proxy` is set (curl 5 for a proxy that does not resolve).
+    private static func dial(host: String, port: UInt16, proxy: ProxyRoute?, options: HTTP1ConnectionOptions, started: Instant,
+                             timings: inout ConnectionTimings) async throws(ConnectionError) -> (Socket, SocketAddress?) {
         let loop = options.eventLoop ?? SharedRuntime.loop
         let resolver = options.resolver ?? SharedRuntime.resolver
-        let started = Instant.now()
         var connectBudget = options.connectTimeout
         if let total = options.totalTimeout, total < connectBudget { connectBudget = total }
         if let phase = options.connectionPhaseTimeout, phase < connectBudget { connectBudget = phase }
-        var timings = ConnectionTimings()
-
+        let resolveStarted = Instant.now()
         let socket: Socket
+        let connectStarted: Instant
         if let unixSocket = options.unixSocket {
-            // No resolution: the origin is served on this socket (curl --unix-socket); the host
-            // still names the request, its Host field and TLS.
+            // No resolution: the origin (or the proxy) is served on this socket (curl
+            // --unix-socket); the host still names the request, its Host field and TLS.
             timings.resolution = .zero
+            connectStarted = Instant.now()
             do {
                 socket = try await loop.connect(toUnixSocket: unixSocket, timeout: max(connectBudget, .milliseconds(1)))
             } catch let error as Errno {
@@ -101,8 +215,20 @@ public final class HTTP1Connection: Sendable {
                 configuration.setup = try await binding.resolve(with: resolver)
                 configuration.setup.keepAlive = keepAlive
             }
-            let addresses = try await resolve(host: host, port: port, resolver: resolver, within: connectBudget)
-            timings.resolution = Instant.now() - started
+            let remainingBudget = connectBudget - (Instant.now() - started)
+            let addresses: [SocketAddress]
+            do {
+                addresses = try await resolve(host: host, port: port, resolver: resolver, within: max(remainingBudget, .milliseconds(1)))
+            } catch {
+                var failure = error
+                if let proxy {
+                    failure.proxy = proxy.server.description
+                    if failure.resolutionError != nil { failure.message = "Could not resolve proxy: \(host)" }
+                }
+                throw failure
+            }
+            timings.resolution = (timings.resolution ?? .zero) + (Instant.now() - resolveStarted)
+            connectStarted = Instant.now()
             do {
                 configuration.timeout = max(connectBudget - (Instant.now() - started), .milliseconds(1))
                 socket = try await loop.connect(to: addresses, configuration: configuration)
@@ -115,62 +241,59 @@ public final class HTTP1Connection: Sendable {
                     throw failure
                 }
                 var failure = ConnectionError(error.code == .timedOut ? .connectTimeout : .connectFailed,
-                                              "could not connect to \(host):\(port)")
+                                              proxy == nil ? "could not connect to \(host):\(port)" : "could not connect to the proxy \(host):\(port)")
                 failure.connectError = error
+                failure.proxy = proxy?.server.description
                 throw failure
             } catch {
                 throw ConnectionError.from(error)
             }
         }
-        let remote = try? socket.remoteAddress()
-        timings.connect = Instant.now() - started - (timings.resolution ?? .zero)
+        timings.connect = (timings.connect ?? .zero) + (Instant.now() - connectStarted)
+        return (socket, try? socket.remoteAddress())
+    }
 
-        var engine: TLSConnection?
-        if var tls {
-            if options.serverTrustHandler != nil {
-                // The handler may trust what verification would refuse: record, decide afterwards.
-                tls.certificateVerification = .none
-            } else if let policy = options.securityPolicy {
-                tls.certificateVerification = weaker(tls.certificateVerification, policy.requiredVerification)
-            }
-            do {
-                let context = try TLSClientContext.shared(for: tls)
-                // The policy joins the resumption key: a session is only offered where the same
-                // pins will judge it.
-                engine = try TLSConnection(context: context, host: host, port: Int(port), securityPolicy: options.securityPolicy)
-            } catch {
-                try? socket.close()
-                throw ConnectionError.from(tls: error)
-            }
-        }
-        let core = ConnectionCore(loop: loop, socket: socket, tls: engine, options: options)
-        let connection = HTTP1Connection(core: core, host: host, port: port, usesTLS: tls != nil, remoteAddress: remote)
+    /// Sends `CONNECT host:port` (with `Host: host:port`, the proxy's credentials and header
+    /// fields) and reads the proxy's reply: a 2xx leaves the connection ready to become a tunnel
+    /// (its framing fields ignored, RFC 9110 §9.3.6); any other reply's body is read and dropped
+    /// (up to 1 MiB), so the connection can carry a second CONNECT when it persists.
+    private func requestTunnel(host: String, port: UInt16, proxy: ProxyRoute, authorization: String?) async throws(ConnectionError) -> TunnelReply {
+        let authority = (host.contains(":") ? "[" + host + "]" : host) + ":\(port)"
+        var headers = HTTPHeaders()
+        if let authorization { headers.add(name: "Proxy-Authorization", value: authorization) }
+        if let agent = proxy.userAgent, !proxy.headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: agent) }
+        // curl's order: Proxy-Connection, then the --proxy-header fields.
+        if !proxy.headers.contains(name: "Proxy-Connection") { headers.add(name: "Proxy-Connection", value: "Keep-Alive") }
+        for (name, value) in proxy.headers { headers.add(name: name, value: value) }
+        let encoded: EncodedHead
         do {
-            try await loop.submit { try core.attach() }
-            if let engine {
-                var bound = options.totalTimeout.map { started + $0 }
-                if let phase = options.connectionPhaseTimeout {
-                    bound = min(bound ?? started + phase, started + phase)
-                }
-                let deadline = bound
-                let handshakeStarted = Instant.now()
-                do {
-                    try await loop.submit(deferred: { (promise: LoopPromise<Void>) in core.handshake(promise, deadline: deadline) })
-                } catch {
-                    throw connection.closing(ConnectionError.from(error))
-                }
-                timings.tlsHandshake = Instant.now() - handshakeStarted
-                _ = engine
-                try await connection.decideTrust(tls: tls!, options: options)
-            } else {
-                try await loop.submit { core.markReady() }
+            encoded = try RequestHeadEncoder().encode(method: .connect, target: authority, host: authority, headers: headers, body: .none)
+        } catch {
+            var failure = ConnectionError(.invalidRequest, "the CONNECT request head is invalid")
+            failure.encodingError = error
+            throw failure
+        }
+        try await sendHead(encoded: encoded, method: .connect, headers: headers)
+        let response = try await receiveResponse()
+        let exchange = TunnelExchange(requestHead: encoded.bytes.joined, version: response.version, status: response.status,
+                                      reason: response.reasonPhrase, headers: response.headers)
+        if response.status / 100 == 2 {
+            return TunnelReply(exchange: exchange, status: response.status, asksForBasic: false, reusable: false)
+        }
+        var reusable = true
+        var dropped = 0
+        do {
+            for try await slice in response.body {
+                dropped += slice.readableBytes
+                if dropped > 1 << 20 { reusable = false; break }
             }
         } catch {
-            throw connection.closing(ConnectionError.from(error))
+            reusable = false
         }
-        let finalTimings = timings
-        connection.timingsStorage.withLock { $0 = finalTimings }
-        return connection
+        let asksForBasic = response.headers["Proxy-Authenticate"].contains { value in
+            value.utf8.count >= 5 && value.utf8.prefix(5).map { $0 | 0x20 } == Array("basic".utf8)
+        }
+        return TunnelReply(exchange: exchange, status: response.status, asksForBasic: asksForBasic, reusable: reusable && isReusable)
     }
 
     /// The server-trust step after a handshake: the challenge handler first (AFNetworking asks its
@@ -292,7 +415,8 @@ public final class HTTP1Connection: Sendable {
         info.upgradeRequested = false  // protocol switches are not supported: a 101 is an error
         let requestInfo = info
         let expect = HTTP1Connection.expectsContinue(headers) ? (expectContinueTimeout ?? core.options.expectContinueTimeout) : nil
-        requests.add(1, ordering: .relaxed)
+        // A CONNECT opens the connection (a tunnel); the requests it carries are counted.
+        if method != .connect { requests.add(1, ordering: .relaxed) }
         try await perform({ core in core.sendHead(encoded, info: requestInfo, expectContinue: expect) },
                           wait: { core, waiter in core.waitForWrite(waiter) })
     }
@@ -496,6 +620,44 @@ public final class HTTP1Connection: Sendable {
         core.loop.execute { core.fail(error) }
         return error
     }
+}
+
+/// A request's route through an HTTP proxy (docs/proxy.md).
+struct ProxyRoute: Sendable, Hashable {
+    /// The proxy.
+    var server: ProxyServer
+    /// Whether the connection is a CONNECT tunnel (https, or http with `tunnelsHTTP`).
+    var tunnel: Bool
+    /// Fields sent to the proxy only (`--proxy-header`).
+    var headers: HTTPHeaders
+    /// The User-Agent for a CONNECT request (curl sends its own there).
+    var userAgent: String?
+    /// Whether Basic credentials go with the first CONNECT.
+    var authenticatesPreemptively: Bool
+
+    /// The pool partition: connections through a proxy are never shared with direct ones, nor
+    /// a tunnel with a request sent to the proxy in absolute form.
+    var partition: String { "proxy \(server.description)\(tunnel ? " tunnel" : "")" }
+}
+
+/// One CONNECT request and the proxy's reply head.
+struct TunnelExchange: Sendable {
+    /// The request head's bytes, as sent.
+    var requestHead: [UInt8]
+    var version: HTTPVersion
+    var status: Int
+    var reason: String
+    var headers: HTTPHeaders
+}
+
+/// The proxy's reply to one CONNECT.
+struct TunnelReply: Sendable {
+    var exchange: TunnelExchange
+    var status: Int
+    /// A 407 whose Proxy-Authenticate offers Basic.
+    var asksForBasic: Bool
+    /// The reply's body was read whole and the connection persists.
+    var reusable: Bool
 }
 
 /// How long each phase of establishing a connection took.

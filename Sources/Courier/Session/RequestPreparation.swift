@@ -81,6 +81,47 @@ enum RequestPreparation {
         return sent
     }
 
+    /// The route of a request: nil for a direct connection.
+    static func proxyRoute(for request: HTTPRequest, settings: ProxySettings) throws(SessionError) -> ProxyRoute? {
+        guard !settings.isEmpty, let server = try settings.proxy(for: request.uri) else { return nil }
+        return ProxyRoute(server: server, tunnel: settings.tunnels(request.uri), headers: settings.headers,
+                          userAgent: request.headers.first(name: "User-Agent"),
+                          authenticatesPreemptively: settings.authenticatesPreemptively)
+    }
+
+    /// The request as it goes on its route. To a proxy in absolute form: the target is the whole
+    /// URL (RFC 9112 §3.2.2), with the proxy's credentials (preemptively, or answering a 407),
+    /// its header fields and `Proxy-Connection: Keep-Alive` (curl sends it). Direct or inside a
+    /// tunnel: no Proxy-Authorization field, whoever set it — it is never sent to an origin.
+    static func routing(_ request: HTTPRequest, through route: ProxyRoute?, answering407: Bool) -> HTTPRequest {
+        var routed = request
+        guard let route, !route.tunnel else {
+            if routed.headers.contains(name: "Proxy-Authorization") { routed.headers.remove(name: "Proxy-Authorization") }
+            return routed
+        }
+        if routed.requestTarget == nil, let scheme = request.uri.scheme, let host = request.uri.hostFieldValue {
+            routed.requestTarget = scheme + "://" + host + request.uri.requestTarget
+        }
+        if let credential = route.server.credential, route.authenticatesPreemptively || answering407,
+           !routed.headers.contains(name: "Proxy-Authorization") {
+            // Where curl puts it: first, right after Host.
+            routed.headers = HTTPHeaders([("Proxy-Authorization", credential.basicAuthorization)] + routed.headers.map { ($0.name, $0.value) })
+        }
+        // curl's order: Proxy-Connection, then the --proxy-header fields.
+        if !routed.headers.contains(name: "Proxy-Connection") && !route.headers.contains(name: "Proxy-Connection") {
+            routed.headers.add(name: "Proxy-Connection", value: "Keep-Alive")
+        }
+        for (name, value) in route.headers { routed.headers.replaceOrAdd(name: name, value: value) }
+        return routed
+    }
+
+    /// Whether a 407's Proxy-Authenticate fields offer Basic.
+    static func asksForBasic(_ headers: HTTPHeaders) -> Bool {
+        headers["Proxy-Authenticate"].contains { value in
+            value.utf8.count >= 5 && value.utf8.prefix(5).map { $0 | 0x20 } == Array("basic".utf8)
+        }
+    }
+
     /// The framing length of a body; files are measured now.
     static func bodyLength(_ request: HTTPRequest) throws(SessionError) -> BodyLength {
         switch request.body {

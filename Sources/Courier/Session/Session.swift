@@ -62,6 +62,8 @@ final class SessionStorage: Sendable {
     private struct State {
         var nextIdentifier = 0
         var tasks: [Int: TaskCore] = [:]
+        /// The tasks counted on the activity tracker (resumed, not yet suspended or completed).
+        var activeTasks: Set<Int> = []
         var subscribers: [AsyncStream<SessionEvent>.Continuation] = []
         var invalidating = false
         var invalidated = false
@@ -140,8 +142,23 @@ final class SessionStorage: Sendable {
     }
 
     func post(_ event: SessionEvent) {
+        if let tracker = configuration.activityTracker { track(event, on: tracker) }
         let subscribers = state.withLock { $0.subscribers }
         for subscriber in subscribers { subscriber.yield(event) }
+    }
+
+    /// Counts each task on the activity tracker from resume to suspension or completion
+    /// (AFNetworkActivityIndicatorManager's notifications): once, however often it is resumed.
+    private func track(_ event: SessionEvent, on tracker: NetworkActivityTracker) {
+        let change: Int = state.withLock { s in
+            switch event {
+            case .taskResumed(let id): return s.activeTasks.insert(id).inserted ? 1 : 0
+            case .taskSuspended(let id): return s.activeTasks.remove(id) != nil ? -1 : 0
+            case .taskCompleted(let completion): return s.activeTasks.remove(completion.identifier) != nil ? -1 : 0
+            default: return 0
+            }
+        }
+        if change > 0 { tracker.incrementActivityCount() } else if change < 0 { tracker.decrementActivityCount() }
     }
 
     func subscribe() -> AsyncStream<SessionEvent> {

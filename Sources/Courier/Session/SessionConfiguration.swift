@@ -67,6 +67,11 @@ public struct SessionConfiguration: Sendable {
     /// socket to the file in the kernel (splice(2)), without copying it through the process.
     /// Default true; content-coded, chunked and TLS bodies are always written through the process.
     public var splicesDownloads: Bool = true
+    /// The network-activity tracker that counts this session's tasks, each from its resume to its
+    /// suspension or completion (AFNetworkActivityIndicatorManager); nil (the default) counts
+    /// nothing. Give several sessions `NetworkActivityTracker.shared`, or one of your own, to
+    /// count them together.
+    public var activityTracker: NetworkActivityTracker? = nil
     /// The most redirects followed per task (design §5: 10).
     public var redirectLimit: Int = 10
     /// Whether a redirect from https to http may be followed. Default false.

@@ -191,22 +191,39 @@ struct Transfer: Sendable {
         var authentication = AuthenticationState()
         // A 417 answered this request's Expect: 100-continue: it is sent once more without it.
         var expectationRefused = false
+        var proxyAnswered = false
         while true {
             try checkCancelled(request)
-            let origin = try RequestPreparation.origin(of: request.uri)
+            var origin = try RequestPreparation.origin(of: request.uri)
+            // The proxy is decided for each hop's URL (NO_PROXY, the scheme's proxy).
+            let route: ProxyRoute?
+            do throws(SessionError) {
+                route = try RequestPreparation.proxyRoute(for: request, settings: storage.proxies)
+            } catch {
+                var failure = error
+                failure.url = request.uri.redactedDescription
+                await sink.abort(failure, begun: false)
+                throw failure
+            }
+            origin.proxy = route
             // Cookies are computed for each hop's URL (redirects, 401 retries): `request` stays
             // without the jar's cookies, `sent` carries them.
-            let sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
+            var sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
+            sent = RequestPreparation.routing(sent, through: route, answering407: proxyAnswered)
             let length = try RequestPreparation.bodyLength(sent)
             let (asking, expectTimeout) = RequestPreparation.addingExpectation(to: sent, length: length, configuration: configuration,
                                                                                refused: expectationRefused)
             let encoded = try RequestPreparation.encodeHead(asking, length: length)
             let step = try await exchange(asking, callerRequest: request, origin: origin, length: length, encoded: encoded,
                                           expectTimeout: expectTimeout, sink: sink, redirectsSoFar: redirects,
-                                          authentication: authentication, mayResendWithoutExpect: !expectationRefused)
+                                          authentication: authentication, mayResendWithoutExpect: !expectationRefused,
+                                          mayAnswer407: !proxyAnswered)
             switch step {
             case .final(let outcome):
                 return outcome
+            case .proxyAuthenticate:
+                // Answered once: a second 407 is the task's response.
+                proxyAnswered = true
             case .resendWithoutExpectation:
                 // RFC 9110 §10.1.1: a client that gets 417 may repeat the request without the
                 // expectation (curl does, once); the body is replayed from its source.
@@ -252,6 +269,8 @@ struct Transfer: Sendable {
         case authenticate(Credential, ChallengeAnswer, stale: Bool)
         /// A 417 to Expect: 100-continue: the same request again without the expectation.
         case resendWithoutExpectation
+        /// A proxy's 407 asking for Basic, to answer with the proxy's credentials.
+        case proxyAuthenticate
     }
 
     /// What the task has answered 401s with so far.
@@ -279,16 +298,23 @@ struct Transfer: Sendable {
     /// a redirect's next request is made.
     private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, redirectsSoFar: Int,
-                          authentication: AuthenticationState, mayResendWithoutExpect: Bool) async throws(SessionError) -> Step {
+                          authentication: AuthenticationState, mayResendWithoutExpect: Bool,
+                          mayAnswer407: Bool) async throws(SessionError) -> Step {
         let url = request.uri.redactedDescription
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
                 try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
                                         expectTimeout: expectTimeout, sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
-                                        authentication: authentication, mayResendWithoutExpect: mayResendWithoutExpect)
+                                        authentication: authentication, mayResendWithoutExpect: mayResendWithoutExpect,
+                                        answering407: mayAnswer407 ? origin.proxy : nil)
             }
         } catch {
+            if let refused = error as? ConnectionError, refused.code == .proxyTunnelFailed {
+                // The proxy refused the tunnel: the trace shows its CONNECT exchanges.
+                reportTunnel(refused.tunnelExchanges)
+                metrics.update { $0.proxyConnectStatus = refused.proxyStatus }
+            }
             var failure = Transfer.sessionError(error, url: url, core: core, limits: configuration.parserLimits)
             if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline.error { failure = timedOut }
             // Nothing reached the caller: the retry policy may send it again (the sink is not told).
@@ -299,6 +325,17 @@ struct Transfer: Sendable {
             if failure.retryPlan != nil { throw failure }
             await sink.abort(failure, begun: begun.isSet)
             throw failure
+        }
+    }
+
+    /// Shows the CONNECT exchanges of a tunnel as the heads they were (curl's `-v` and `-i` show
+    /// them too).
+    private func reportTunnel(_ exchanges: [TunnelExchange]) {
+        guard core.hasObserver else { return }
+        for exchange in exchanges {
+            core.emit(.requestHead(ByteBuffer(bytes: exchange.requestHead)))
+            core.emit(.responseHead(ResponseHeadInfo(version: exchange.version, status: exchange.status, reason: exchange.reason,
+                                                     headers: exchange.headers)))
         }
     }
 
@@ -322,10 +359,18 @@ struct Transfer: Sendable {
 
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
-                          authentication: AuthenticationState, mayResendWithoutExpect: Bool) async throws -> Step {
+                          authentication: AuthenticationState, mayResendWithoutExpect: Bool,
+                          answering407 route: ProxyRoute?) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
         core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
+        if !reused {
+            let tunnel = connection.tunnelExchanges
+            if let last = tunnel.last {
+                reportTunnel(tunnel)
+                metrics.update { $0.proxyConnectStatus = last.status }
+            }
+        }
         let offset = metrics.elapsed
         let attempt = retry?.attempt ?? 1
         let timings = connection.timings
@@ -388,6 +433,12 @@ struct Transfer: Sendable {
             }
         }
 
+        if response.status == 407, let route, !route.tunnel, route.server.credential != nil,
+           !request.headers.contains(name: "Proxy-Authorization"), RequestPreparation.asksForBasic(response.headers) {
+            try await drain(response.body, connection: connection)
+            metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+            return .proxyAuthenticate
+        }
         // A retryable status (408, 429, 503, ...): unless this was the last chance, its body is
         // dropped and the request sent again later; the caller only ever sees the final answer.
         if let retry, let plan = retry.plan(status: response.status, headers: response.headers, request: request) {
