@@ -42,6 +42,10 @@ public final class HTTP1Connection: Sendable {
 
     private let timingsStorage = Mutex(ConnectionTimings())
     private let tunnelStorage = Mutex<[TunnelExchange]>([])
+    private let proxyStorage = Mutex<ProxyServer?>(nil)
+
+    /// The proxy this connection goes through (its TCP peer), nil for a direct connection.
+    var proxy: ProxyServer? { proxyStorage.withLock { $0 } }
 
     /// The CONNECT exchanges that opened this connection's tunnel through a proxy (a 407 answered
     /// makes two), for the `-v` trace and `%{http_connect}`; empty without a tunnel.
@@ -176,6 +180,7 @@ public final class HTTP1Connection: Sendable {
             let finalTimings = timings
             connection.timingsStorage.withLock { $0 = finalTimings }
             connection.tunnelStorage.withLock { $0 = exchanges }
+            connection.proxyStorage.withLock { $0 = proxy?.server }
             return connection
         }
     }

@@ -363,7 +363,9 @@ struct Transfer: Sendable {
                           answering407 route: ProxyRoute?) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
-        core.emit(.connected(host: connection.host, port: connection.port, address: remote, reused: reused, tls: connection.usesTLS))
+        // Through a proxy the TCP peer is the proxy: -v names it, as curl does.
+        let peer = connection.proxy.map { ($0.host, $0.port) } ?? (connection.host, connection.port)
+        core.emit(.connected(host: peer.0, port: peer.1, address: remote, reused: reused, tls: connection.usesTLS))
         if !reused {
             let tunnel = connection.tunnelExchanges
             if let last = tunnel.last {
