@@ -320,6 +320,14 @@ def main():
             if case.differs is None:
                 if differing:
                     problem = "differs from curl in " + ", ".join(differing)
+                elif case.check is not None:
+                    # An identical case may also say what both must have done.
+                    try:
+                        verdict = case.check(curl, courier)
+                    except Exception as error:
+                        verdict = f"the check raised {error!r}"
+                    if verdict is not True:
+                        problem = f"both agree, but not on what the case expects: {verdict}"
             else:
                 unexpected = [a for a in differing if a not in case.differs_in]
                 if unexpected:

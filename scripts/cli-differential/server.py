@@ -4,7 +4,7 @@ It records every request exactly as it arrived — the request line, the header 
 the body (a chunked body decoded, with the framing field still in the fields) — and answers
 as the request's path and query say, so each case scripts its own response in its URL:
 
-  /s?status=N&reason=TEXT&h=Name:Value&h=...&body=TEXT&len=N&chunked=1&close=1&cl=N
+  /s (or /s/NAME)?status=N&reason=TEXT&h=Name:Value&h=...&body=TEXT&len=N&chunked=1&close=1&cl=N
         any method; status (default 200), fields in order, the body (default "hello\n", or N
         bytes of a repeating pattern), chunked framing, a close-delimited body without
         Content-Length (close=1), a Content-Length that lies (cl=N: the body is cut short and
@@ -214,7 +214,8 @@ class Server:
         close_delimited = False
         lie = None
 
-        if path == "/s":
+        # /s/NAME is /s with a last segment for -O to name the file by.
+        if path == "/s" or path.startswith("/s/"):
             status = int(query.get("status", ["200"])[0])
             reason = query.get("reason", [None])[0]
             fields = []
