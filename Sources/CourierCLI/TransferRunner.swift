@@ -438,22 +438,28 @@ struct TransferSettings: Sendable {
         return set
     }
 
-    /// curl's --limit-rate: a whole number with an optional unit, k, m, g (powers of 1024) or
-    /// b, in either case.
-    static func rate(_ text: String) throws(CLIError) -> UInt64 {
+    /// A whole number with curl's optional unit: k, m or g (powers of 1024, either case) and, when
+    /// `allowsB`, b; nil when it does not parse or overflows.
+    static func scaled(_ text: String, allowsB: Bool) -> UInt64? {
         var digits = Substring(text)
         var multiplier: UInt64 = 1
         switch digits.last {
         case "k"?, "K"?: multiplier = 1 << 10; digits.removeLast()
         case "m"?, "M"?: multiplier = 1 << 20; digits.removeLast()
         case "g"?, "G"?: multiplier = 1 << 30; digits.removeLast()
-        case "b"?, "B"?: digits.removeLast()
+        case "b"?, "B"? where allowsB: digits.removeLast()
         default: break
         }
-        guard let value = UInt64(digits) else { throw .usage("option --limit-rate: is badly used here") }
+        guard let value = UInt64(digits) else { return nil }
         let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
-        guard !overflow else { throw .usage("option --limit-rate: is badly used here") }
-        return product
+        return overflow ? nil : product
+    }
+
+    /// curl's --limit-rate: a whole number with an optional unit, k, m, g (powers of 1024) or
+    /// b, in either case.
+    static func rate(_ text: String) throws(CLIError) -> UInt64 {
+        guard let rate = scaled(text, allowsB: true) else { throw .usage("option --limit-rate: is badly used here") }
+        return rate
     }
 
     /// curl's --local-port: "N" or "N-M", ports up to 65535 with M not below N (0: any port).
@@ -476,18 +482,11 @@ struct TransferSettings: Sendable {
 
     /// A size with curl's optional suffix: k, M or G (powers of 1024).
     static func size(_ text: String) throws(CLIError) -> UInt64 {
-        var digits = Substring(text)
-        var multiplier: UInt64 = 1
-        switch digits.last {
-        case "k"?, "K"?: multiplier = 1 << 10; digits.removeLast()
-        case "m"?, "M"?: multiplier = 1 << 20; digits.removeLast()
-        case "g"?, "G"?: multiplier = 1 << 30; digits.removeLast()
-        default: break
+        guard UInt64(text.dropLast(text.last.map { "kKmMgG".contains($0) } == true ? 1 : 0)) != nil else {
+            throw .usage("--max-filesize expects a number of bytes, not \"\(printable(text))\"")
         }
-        guard let value = UInt64(digits) else { throw .usage("--max-filesize expects a number of bytes, not \"\(printable(text))\"") }
-        let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
-        guard !overflow else { throw .usage("--max-filesize is too large") }
-        return product
+        guard let size = scaled(text, allowsB: false) else { throw .usage("--max-filesize is too large") }
+        return size
     }
 }
 
