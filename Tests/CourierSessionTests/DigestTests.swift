@@ -23,6 +23,25 @@ extension SessionTests {
             + "nonce=\"7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v\", opaque=\"FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS\""
         static let mufasa = Credential(user: "Mufasa", password: "Circle of Life")
 
+        @Test("fuzz-auth regression: a quote or backslash followed by a combining mark is still escaped in the answer")
+        func backslashBeforeACombiningMarkIsEscaped() throws {
+            // realm = x\<U+06ED> and nonce = n"<U+0301>: each ends in one Character with the mark.
+            let meem = "\u{06ED}", acute = "\u{0301}"
+            let field = "Digest realm=\"x\\\\" + meem + "\", nonce=\"n\\\"" + acute + "\""
+            let realm = "x\\" + meem, nonce = "n\"" + acute
+            let digest = try #require(Self.challenge(field))
+            #expect(digest.realm == realm)
+            #expect(digest.nonce == nonce)
+            let value = digest.authorization(credential: Self.mufasa, method: "GET", uri: "/", cnonce: "c", nonceCount: 1)
+            let quotedRealm = "realm=\"x\\\\" + meem + "\"", quotedNonce = "nonce=\"n\\\"" + acute + "\""
+            #expect(value.contains(quotedRealm))
+            #expect(value.contains(quotedNonce))
+            let answer = try AuthenticationChallenge.parse(Array(value.utf8))
+            #expect(answer.count == 1)
+            #expect(answer.first?.parameter("realm") == realm)
+            #expect(answer.first?.parameter("nonce") == nonce)
+        }
+
         @Test("RFC 7616 §3.9.1, SHA-256 and MD5: the exact Authorization values", arguments: [
             ("SHA-256", "753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1"),
             ("MD5", "8ca523f5e9506fed4657c9700eebdbec"),

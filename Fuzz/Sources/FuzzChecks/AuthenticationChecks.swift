@@ -47,9 +47,10 @@ extension FuzzChecks {
                 text += " " + challenge.parameters.map { parameter in
                     guard parameter.wasQuoted else { return parameter.name + "=" + parameter.value }
                     var quoted = "\""
-                    for character in parameter.value {
-                        if character == "\"" || character == "\\" { quoted.append("\\") }
-                        quoted.append(character)
+                    // By scalar: a quote or backslash followed by a combining mark is one Character.
+                    for scalar in parameter.value.unicodeScalars {
+                        if scalar == "\"" || scalar == "\\" { quoted.unicodeScalars.append("\\") }
+                        quoted.unicodeScalars.append(scalar)
                     }
                     return parameter.name + "=" + quoted + "\""
                 }.joined(separator: ", ")

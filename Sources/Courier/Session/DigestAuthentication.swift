@@ -134,12 +134,14 @@ public struct DigestChallenge: Sendable, Hashable {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// A quoted-string: `"` and `\` escaped (RFC 9110 §5.6.4).
+    /// A quoted-string: `"` and `\` escaped (RFC 9110 §5.6.4). By scalar, not by Character: a
+    /// quote followed by a combining mark is one Character, and compared as a Character it would
+    /// go out unescaped and end the string early (found by fuzz-auth).
     static func quoted(_ text: String) -> String {
         var out = "\""
-        for character in text {
-            if character == "\"" || character == "\\" { out.append("\\") }
-            out.append(character)
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { out.unicodeScalars.append("\\") }
+            out.unicodeScalars.append(scalar)
         }
         return out + "\""
     }
