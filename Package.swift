@@ -1,6 +1,8 @@
 // swift-tools-version:6.2
 // Courier: a Foundation-free HTTP/1.1 networking stack for Linux. The library products have no
-// package dependencies; fuzzing (Fuzz/) and benchmarks (Benchmarks/) are packages of their own.
+// package dependencies by default; fuzzing (Fuzz/) and benchmarks (Benchmarks/) are packages of
+// their own. Integrations with other packages are traits, off by default (docs/integrations.md):
+//   HTTPTypes  conversions to and from swift-http-types (CourierHTTPTypes; still no Foundation)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -22,9 +24,20 @@ let package = Package(
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
         .library(name: "CourierLoopbackServer", targets: ["CourierLoopbackServer"]),
         .library(name: "Courier", targets: ["Courier"]),
+        // Empty modules unless their trait is on (their sources are inside `#if TRAIT`).
+        .library(name: "CourierHTTPTypes", targets: ["CourierHTTPTypes"]),
         .executable(name: "courier", targets: ["CourierCLI"]),
     ],
-    // No package dependencies at all: the command-line tool parses curl's grammar itself.
+    traits: [
+        .trait(name: "HTTPTypes", description: "CourierHTTPTypes: conversions to and from swift-http-types' HTTPRequest, HTTPResponse and HTTPFields, and Session/HTTPClient entry points taking them (no Foundation)"),
+        .default(enabledTraits: []),
+    ],
+    // Only the traits' modules use these, and only when their trait is on; the default build
+    // uses none (the command-line tool parses curl's grammar itself). swift-http-types without
+    // its default FoundationURL trait, which would import FoundationEssentials.
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
+    ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
         .target(name: "CourierBytes", swiftSettings: strict),
@@ -61,6 +74,12 @@ let package = Package(
         .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart",
                                                 "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression", "CourierCookies"],
                 swiftSettings: strict),
+
+        // Trait HTTPTypes: Courier's requests, responses and fields as swift-http-types' values.
+        .target(name: "CourierHTTPTypes", dependencies: [
+            "Courier", "CourierBytes", "CourierHTTP1", "CourierURL",
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+        ], swiftSettings: strict),
 
         // `courier`: the command-line tool (design §9), with `courier bench`.
         // Counts the process's allocation calls for `courier bench` by defining malloc & co.: only
@@ -116,6 +135,12 @@ let package = Package(
         // Session: every task kind against the embedded loopback server.
         .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCompression", "CourierCookies", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
                     swiftSettings: strict),
+        // The traits' tests (empty unless the trait is on): conversions, and calls through the
+        // session against the loopback server.
+        .testTarget(name: "CourierHTTPTypesTests", dependencies: [
+            "Courier", "CourierHTTPTypes", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierURL",
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+        ], swiftSettings: strict),
         // Session against httpbin started by scripts/httpbin/run; skipped (visibly) without it.
         .testTarget(name: "CourierHTTPBinTests", dependencies: ["Courier", "CourierTestSupport"],
                     swiftSettings: strict),

@@ -4,7 +4,7 @@
 // they run on a blocking-I/O thread and the transfer awaits them. Files use the process's shared
 // thread; a body with a stream gets a thread of its own, stopped when the body ends, because a
 // stream can wait forever (standard input, a FIFO) and must not hold up other transfers' file
-// writes queued behind it.
+// writes queued behind it. An asynchronous stream (`AsyncBodyStream`) is awaited where it is.
 //
 // The live exchange (`Transfer.sendBody`) and `Session.renderedRequest` both consume this one
 // source, so what `--offline` prints and what the wire carries are the same bytes by construction
@@ -36,6 +36,7 @@ final class RequestBodySource {
         case bytes(ByteBuffer)
         case file(path: String, total: UInt64, file: File?, offset: UInt64)
         case stream(total: UInt64?, any MultipartStream, reader: (any MultipartStreamReader)?, sent: UInt64)
+        case asyncStream(total: UInt64?, any AsyncBodyStream, reader: (any AsyncBodyReader)?, sent: UInt64)
         case multipart(MultipartForm, MultipartBodyStream?, pending: [MultipartSegment], hasStreams: Bool,
                        open: (path: String, file: File)?)
         case done
@@ -66,6 +67,7 @@ final class RequestBodySource {
         case .bytes(let buffer): state = buffer.readableBytes > 0 ? .bytes(buffer) : .done
         case .file(let path): state = .file(path: path, total: total ?? 0, file: nil, offset: 0)
         case .stream(_, let stream): state = .stream(total: total, stream, reader: nil, sent: 0)
+        case .asyncStream(_, let stream): state = .asyncStream(total: total, stream, reader: nil, sent: 0)
         case .multipart(let form):
             let hasStreams = form.parts.contains { if case .stream = $0.body { return true } else { return false } }
             state = .multipart(form, nil, pending: [], hasStreams: hasStreams, open: nil)
@@ -103,6 +105,8 @@ final class RequestBodySource {
             return try await nextOfFile(path: path, total: total, open: open, offset: offset, fileRanges: fileRanges)
         case .stream(let total, let stream, let reader, let sent):
             return try await nextOfStream(total: total, stream: stream, reader: reader, sent: sent)
+        case .asyncStream(let total, let stream, let reader, let sent):
+            return try await nextOfAsyncStream(total: total, stream: stream, reader: reader, sent: sent)
         case .multipart(let form, let stream, let pending, let hasStreams, let open):
             return try await nextOfForm(form, stream: stream, pending: pending, hasStreams: hasStreams, open: open,
                                         fileRanges: fileRanges)
@@ -170,7 +174,7 @@ final class RequestBodySource {
         let outcome = await thread.run { () -> Result<(ByteBuffer, any MultipartStreamReader), StreamFailure> in
             var current: any MultipartStreamReader
             if let reader { current = reader } else {
-                do { current = try stream.makeReader() } catch { return .failure(.start("\(error)")) }
+                do { current = try stream.makeReader() } catch { return .failure(.start(error)) }
             }
             var chunk = ByteBuffer()
             do {
@@ -178,38 +182,76 @@ final class RequestBodySource {
                     try current.read(into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(64 * 1024)))
                 }
             } catch {
-                return .failure(.read("\(error)"))
+                return .failure(.read(error))
             }
             return .success((chunk, current))
         }
-        let chunk: ByteBuffer, current: any MultipartStreamReader
         switch outcome {
-        case .failure(.start(let why)):
-            close()
-            throw SessionError(.fileReadFailed, "the upload stream cannot start: \(why)", url: url)
-        case .failure(.read(let why)):
-            close()
-            throw SessionError(.fileReadFailed, "reading the upload stream failed: \(why)", url: url)
-        case .success(let pair):
-            (chunk, current) = pair
+        case .failure(let failure):
+            throw self.failure(failure)
+        case .success(let (chunk, current)):
+            guard try checked(chunk, total: total, sent: sent) else { return nil }
+            state = .stream(total: total, stream, reader: current, sent: sent + UInt64(chunk.readableBytes))
+            return .bytes(chunk)
         }
+    }
+
+    /// The next chunk of an asynchronous stream: produced by async code, so awaited here (an
+    /// empty chunk is skipped: on a chunked body it would read as the end).
+    private func nextOfAsyncStream(total: UInt64?, stream: any AsyncBodyStream, reader: (any AsyncBodyReader)?,
+                                   sent: UInt64) async throws(SessionError) -> Segment? {
+        var current: any AsyncBodyReader
+        if let reader { current = reader } else {
+            do { current = try stream.makeAsyncReader() } catch { throw failure(.start(error)) }
+        }
+        while true {
+            let chunk: ByteBuffer?
+            do { chunk = try await current.next() } catch { throw failure(.read(error)) }
+            guard let chunk else {
+                _ = try checked(ByteBuffer(), total: total, sent: sent)  // the end: throws when short
+                return nil
+            }
+            if chunk.readableBytes == 0 { continue }
+            guard try checked(chunk, total: total, sent: sent) else { return nil }
+            state = .asyncStream(total: total, stream, reader: current, sent: sent + UInt64(chunk.readableBytes))
+            return .bytes(chunk)
+        }
+    }
+
+    private enum StreamFailure: Error { case start(any Error), read(any Error) }
+
+    /// The session error for a stream that could not start or be read; the body ends.
+    private func failure(_ failure: StreamFailure) -> SessionError {
+        close()
+        var error: SessionError
+        switch failure {
+        case .start(let cause):
+            error = SessionError(.fileReadFailed, "the upload stream cannot start: \(cause)", url: url)
+            error.underlying = cause
+        case .read(let cause):
+            error = SessionError(.fileReadFailed, "reading the upload stream failed: \(cause)", url: url)
+            error.underlying = cause
+        }
+        return error
+    }
+
+    /// Holds a stream to its declared length: false at its end (an empty `chunk`), after which the
+    /// body is closed; throws when it ends short or runs long.
+    private func checked(_ chunk: ByteBuffer, total: UInt64?, sent: UInt64) throws(SessionError) -> Bool {
         let n = UInt64(chunk.readableBytes)
         if n == 0 {
             close()
             if let total, sent != total {
                 throw SessionError(.fileReadFailed, "the upload stream ended after \(sent) of its declared \(total) bytes", url: url)
             }
-            return nil
+            return false
         }
         if let total, sent + n > total {
             close()
             throw SessionError(.fileReadFailed, "the upload stream is longer than its declared \(total) bytes", url: url)
         }
-        state = .stream(total: total, stream, reader: current, sent: sent + n)
-        return .bytes(chunk)
+        return true
     }
-
-    private enum StreamFailure: Error { case start(String), read(String) }
 
     /// The stream's own thread, made on first use.
     private func ownThread() throws(SessionError) -> BlockingIOThread {

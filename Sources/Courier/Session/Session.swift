@@ -369,6 +369,10 @@ public final class Session: Sendable {
         let head = try RequestPreparation.encodeHead(prepared, length: length)
         var bytes = ByteBuffer(bytes: head.bytes.joined)
         let url = prepared.uri.redactedDescription
+        if case .asyncStream = prepared.body {
+            // Rendering would spend a one-pass source that the request itself then lacks.
+            throw SessionError(.invalidRequest, "an asynchronous body stream cannot be rendered without sending the request", url: url)
+        }
         let chunked = head.framing == .chunked
         var encoder = ChunkedEncoder()
         let source = RequestBodySource(prepared.body, length: length, url: url)
