@@ -5,6 +5,10 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
+    // A file sees the members of a module only if it imports that module itself (SE-0444), not
+    // because another file or a dependency did; scripts/check-sources then holds each target's
+    // imports to its declared dependencies, so an undeclared dependency fails CI (issue 15 §1).
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -69,7 +73,7 @@ let package = Package(
 
         .executableTarget(name: "CourierCLI", dependencies: [
             "CCourierAllocationCounter",
-            "Courier", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
+            "Courier", "CourierBytes", "CourierHTTP1", "CourierJSON", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
             "CourierTLS", "CourierURL", "CourierCookies",
         ], swiftSettings: strict,
         // Release builds link the Swift runtime statically: most of the tool's resident set is the
@@ -112,7 +116,8 @@ let package = Package(
                     swiftSettings: strict),
         // Runs the built `courier` binary ($COURIER_BIN, else .build/debug/courier): usage errors,
         // --offline bytes, -w, and transfers against an in-process loopback server.
-        .testTarget(name: "CourierCLITests", dependencies: ["CourierLoopbackServer"], swiftSettings: strict),
+        .testTarget(name: "CourierCLITests", dependencies: ["CourierHTTP1", "CourierLoopbackServer", "CourierPosix", "CourierTestSupport"],
+                    swiftSettings: strict),
         // Session: every task kind against the embedded loopback server.
         .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCompression", "CourierCookies", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
                     swiftSettings: strict),

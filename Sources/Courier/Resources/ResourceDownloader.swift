@@ -35,6 +35,7 @@
 // its own lock, taken only under this one (never the other way round).
 
 import CourierBytes
+import CourierURL
 import Synchronization
 
 /// Which queued download starts next when a slot frees (AFImageDownloaderPrioritization).
@@ -307,3 +308,4 @@ private final class CancellableShare: Sendable {
         }
     }
 }
+

@@ -5,6 +5,7 @@
 // of design §9, `afNetworkingCode` the NSURLError numbers AFNetworking users know.
 
 import CourierCompression
+import CourierHTTP1
 import CourierMultipart
 
 /// An error from a session task.
