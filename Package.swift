@@ -107,6 +107,9 @@ let package = Package(
                     exclude: ["Certificates"], swiftSettings: strict),
         .testTarget(name: "CourierSerializationTests", dependencies: ["Courier", "CourierTestSupport"],
                     swiftSettings: strict),
+        // The front door (issue 15): the README's examples and the migration guide's code blocks,
+        // compiled with `import Courier` alone — this target may depend on Courier and nothing else.
+        .testTarget(name: "CourierDoorTests", dependencies: ["Courier"], swiftSettings: strict),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierPosix", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierLoopbackServerTests", dependencies: ["CourierLoopbackServer", "CourierCompression", "CourierPosix",
