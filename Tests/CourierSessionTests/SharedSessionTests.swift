@@ -102,5 +102,25 @@ extension SessionTests {
                 await client.session.finishTasksAndInvalidate()
             }
         }
+
+        @Test("ResourceDownloader(session:serializer:) fetches on the given session and caches the serializer's value")
+        func downloaderOnASession() async throws {
+            try await withServer { server in
+                let session = makeSession()
+                let cache = AutoPurgingCache<String, ByteBuffer>()
+                let downloader = ResourceDownloader(session: session, serializer: DataResponseSerializer(), cache: cache)
+                let request = server.request("/bytes/64")
+                #expect(isPattern(try await downloader.value(for: request), count: 64))
+                #expect(isPattern(try await downloader.value(for: request), count: 64))   // from the cache
+                #expect(server.requestCount == 1)
+                do throws(ResourceDownloaderError) {
+                    _ = try await downloader.value(for: server.request("/status/404"))
+                    Issue.record("a 404 was cached as a value")
+                } catch {
+                    #expect(error.code == .fetchFailed)
+                }
+                await session.finishTasksAndInvalidate()
+            }
+        }
     }
 }
