@@ -129,7 +129,7 @@ enum RequestPreparation {
             return methodsWithBody.contains(RequestDefaults.uppercasedASCII(request.method.rawValue)) ? .known(0) : .none
         case .bytes(let buffer): return .known(UInt64(buffer.readableBytes))
         case .multipart(let form): return .known(form.contentLength)
-        case .stream(let length, _): return length.map { .known($0) } ?? .unknown
+        case .stream(let length, _), .asyncStream(let length, _): return length.map { .known($0) } ?? .unknown
         case .file(let path):
             do {
                 let file = try File.open(path)

@@ -387,6 +387,8 @@ public final class Session: Sendable {
             } catch {
                 throw SessionError(.fileReadFailed, "reading \(path) failed: \(error)", url: url)
             }
+        case .asyncStream:
+            throw SessionError(.invalidRequest, "an asynchronous body stream cannot be rendered without sending the request", url: url)
         case .stream(_, let stream):
             // A stream of unknown length goes out chunked: one chunk per read, as the transfer
             // writes it (RFC 9112 §7.1).

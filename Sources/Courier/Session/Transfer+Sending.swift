@@ -117,11 +117,45 @@ extension Transfer {
                 throw SessionError(.fileReadFailed, "the upload stream ended after \(sent) of its declared \(total) bytes",
                                    url: request.uri.redactedDescription)
             }
+        case .asyncStream(_, let stream):
+            try await sendAsyncStream(stream, request: request, total: total, on: connection, sent: &sent)
         }
         // A declared length of 0 opens no body on the connection (the head's Content-Length: 0 is
         // the whole of it), so there is nothing to end.
         if case .known(0) = length { return }
         try await connection.finishBody()
+    }
+
+    /// Sends an asynchronous body stream, chunk by chunk as its reader produces them (an empty
+    /// chunk is skipped: on a chunked body it would read as the end), holding it to its declared
+    /// length.
+    func sendAsyncStream(_ stream: any AsyncBodyStream, request: HTTPRequest, total: UInt64?, on connection: HTTP1Connection,
+                         sent: inout UInt64) async throws {
+        let url = request.uri.redactedDescription
+        var reader: any AsyncBodyReader
+        do { reader = try stream.makeAsyncReader() } catch {
+            throw SessionError(.fileReadFailed, "the upload stream cannot start: \(error)", url: url)
+        }
+        while true {
+            let chunk: ByteBuffer?
+            do { chunk = try await reader.next() } catch {
+                var failure = SessionError(.fileReadFailed, "reading the upload stream failed: \(error)", url: url)
+                failure.underlying = error
+                throw failure
+            }
+            guard let chunk else { break }
+            let n = UInt64(chunk.readableBytes)
+            if n == 0 { continue }
+            if let total, sent + n > total {
+                throw SessionError(.fileReadFailed, "the upload stream is longer than its declared \(total) bytes", url: url)
+            }
+            try await connection.writeBody(chunk)
+            sent += n
+            core.reportUpload(TransferProgress(completed: sent, total: total))
+        }
+        if let total, sent != total {
+            throw SessionError(.fileReadFailed, "the upload stream ended after \(sent) of its declared \(total) bytes", url: url)
+        }
     }
 
     /// Sends a file range: sendfile on plain connections, read-and-write over TLS.
