@@ -95,6 +95,14 @@ let package = Package(
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
         ], swiftSettings: strict),
 
+        // A small program that links what each trait adds: scripts/check-foundation-free reads
+        // the libraries it needs with each trait on.
+        .executableTarget(name: "CourierTraitsSample", dependencies: [
+            "Courier", "CourierHTTP1", "CourierURL", "CourierHTTPTypes", "CourierOpenAPI",
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+        ], swiftSettings: strict),
+
         // `courier`: the command-line tool (design §9), with `courier bench`.
         // Counts the process's allocation calls for `courier bench` by defining malloc & co.: only
         // the executable may link it (a library must never replace its program's allocator).

@@ -100,8 +100,8 @@ extension SessionTests {
                     #expect(error.message.contains(words == "short of its declared" ? "ended after 3 of its declared 4" : words), "\(error)")
                 }
             }
-            #expect(throws: SessionError.self) {
-                try session.requestBytes(for: server.request(.post, "/upload", body: .asyncStream(length: 3, AsyncPieces(pieces: ["abc"], replayable: true))))
+            await #expect(throws: SessionError.self) {
+                try await session.renderedRequest(for: server.request(.post, "/upload", body: .asyncStream(length: 3, AsyncPieces(pieces: ["abc"], replayable: true))))
             }
             await session.invalidateAndCancel()
             await server.shutdown()
