@@ -218,7 +218,7 @@ struct Transfer: Sendable {
             case .proceed(let next, let context): (sent, cacheContext) = (next, context)
             }
             sent = RequestPreparation.routing(sent, through: route, answering407: proxyAnswered)
-            let length = try RequestPreparation.bodyLength(sent)
+            let length = try await RequestPreparation.bodyLength(sent)
             let (asking, expectTimeout) = RequestPreparation.addingExpectation(to: sent, length: length, configuration: configuration,
                                                                                refused: expectationRefused)
             let encoded = try RequestPreparation.encodeHead(asking, length: length)
