@@ -2,6 +2,7 @@
 // connection reuse across URLs, -f, -i/-I, -L, -o with its temporary file, -C - resume,
 // --json-response validation, and curl's exit codes for transport failures.
 
+import CourierHTTP1
 import CourierLoopbackServer
 import Glibc
 import Testing

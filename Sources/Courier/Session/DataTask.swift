@@ -4,6 +4,7 @@
 // serializer error comes with the response head and the body.
 
 import CourierBytes
+import CourierURL
 import Synchronization
 
 /// What a data task produced (AFNetworking's completion arguments).
