@@ -283,10 +283,14 @@ final class NetworkTransfers: Sendable {
             let schemes: [AuthenticationScheme] = options.digest ? [.digest] : [.digest, .basic]
             c.authenticationSchemes = schemes
             let user = options.user
+            let netrc = options.netrc != nil ? settings.netrc : nil
             c.challengeHandler = { challenge in
                 guard case .httpAuthentication(let response, let url, let failures) = challenge, failures == 0 else { return .performDefaultHandling }
                 let text: String
-                if let user { text = user } else if let userinfo = url.userinfo {
+                if let user { text = user } else if let netrc, case .found(let login, let password?) = netrc.lookup(
+                    host: url.host?.text ?? "", login: url.userinfo.map { String($0.prefix { $0 != ":" }) }) {
+                    text = (login ?? "") + ":" + password  // -n: the host's own entry
+                } else if let userinfo = url.userinfo {
                     text = (try? PercentEncoding.decodeToString(userinfo)) ?? userinfo
                 } else {
                     return .performDefaultHandling
@@ -338,6 +342,12 @@ final class NetworkTransfers: Sendable {
             if options.locationTrusted, crossOrigin, let credentials = previous.headers.first(name: "Authorization"),
                !next.headers.contains(name: "Authorization") {
                 fields.insert(("Authorization", credentials), at: 0)
+            }
+            if let netrc = settings.netrc, crossOrigin, !options.locationTrusted, options.user == nil, !options.defersCredentials,
+               !fields.contains(where: { lowercasedASCII($0.0) == "authorization" }),
+               case .found(let login, let password?) = netrc.lookup(host: next.uri.host?.text ?? "") {
+                // -n: the new host's own entry, never the previous host's credentials (curl).
+                fields.insert(("Authorization", "Basic " + Base64.encode(Array(((login ?? "") + ":" + password).utf8))), at: 0)
             }
             if autoReferer {
                 let referer = previous.uri.removingFragment

@@ -52,7 +52,8 @@ struct TransferRunner {
                 let settings = try TransferSettings(options: options)
                 let cookies = try CookieOptions(options: options)
                 let builder = RequestBuilder(options: options, environment: environment, boundary: boundary)
-                let template = try builder.template()
+                var template = try builder.template()
+                template.netrc = settings.netrc
                 let writeOut = try options.writeOut.map { (format) throws(CLIError) in
                     WriteOutFormatter(format: format.hasPrefix("@") ? try readInputFile(String(format.dropFirst())).readableString : format)
                 }
@@ -266,6 +267,9 @@ struct TransferSettings: Sendable {
     var keepAlive: TCPKeepAlive?
     /// -x, --noproxy, -U, -p, --proxy-header; without -x the environment's proxies (curl's rule).
     var proxy = ProxyConfiguration.environment
+    /// The .netrc file of -n, --netrc-optional, --netrc-file (nil: not asked for, or unreadable,
+    /// which curl also takes as "no credentials").
+    var netrc: Netrc?
 
     /// - Throws: `CLIError` 2 for anything malformed or contradictory.
     init(options: TransferOptions) throws(CLIError) {
@@ -312,6 +316,9 @@ struct TransferSettings: Sendable {
         case let value?:
             throw .usage("-C supports \"-\" only (resume from the size of the -o FILE), not \"\(printable(value))\"")
         }
+        if options.http2 { throw CLIError(1, "HTTP/2 is not supported: courier speaks HTTP/1.1 only") }
+        if options.http3 { throw CLIError(2, "option --http3: HTTP/3 is not supported: courier speaks HTTP/1.1 only") }
+        netrc = options.netrc.flatMap { $0.path }.flatMap { Netrc(path: $0) }
         if options.fail && options.failWithBody {
             throw .usage("You must select either --fail or --fail-with-body, not both.")
         }
