@@ -536,6 +536,9 @@ final class NetworkTransfers: Sendable {
         let headerName = options.remoteHeaderName
         let createDirs = options.createDirs
         let removeOnError = options.removeOnError
+        // -i and -I with a file: the heads (redirects' too, with -L) go into the file before the
+        // body, as curl writes them; -D - still writes them to standard output.
+        let headsInFile = options.include || options.headOnly
         let monitor = self.monitor
         let holder = Mutex<DownloadTask?>(nil)
         let refusedStatus = Atomic<Int>(0)
@@ -569,8 +572,14 @@ final class NetworkTransfers: Sendable {
                 refusedStatus.store(head.status, ordering: .releasing)
                 holder.withLock { $0 }?.cancel()
             }
+            var heads: ByteBuffer?
+            if headsInFile {
+                var text = ""
+                for head in observed.heads { text += Trace.headText(head) }
+                heads = ByteBuffer(string: text)
+            }
             return DownloadDestination(path: path, existingFile: policy, createsDirectories: createDirs,
-                                       removesPartialFileOnFailure: removeOnError)
+                                       removesPartialFileOnFailure: removeOnError, leadingBytes: heads)
         }
         let fixedPath: String? = { if case .fixed(let path) = name { return path } else { return nil } }()
         if case .fixed(let path) = name { values.filenameEffective = path }
@@ -615,7 +624,7 @@ final class NetworkTransfers: Sendable {
         let refused = refusedStatus.load(ordering: .acquiring)
         if monitor.refusedScheme != nil { return }
         if refused != 0 { throw fail(for: refused) }
-        if options.include || options.headOnly || options.dumpHeader == "-" {
+        if options.dumpHeader == "-" {
             for head in observed.heads { try writeStdout(Trace.headText(head)) }
         }
         switch result.result {

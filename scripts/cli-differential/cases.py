@@ -608,3 +608,15 @@ case("courier reads no ~/.curlrc", ["-s", "{u}/s?body=x"], files={".curlrc": b"h
 case("-q: no ~/.curlrc for either", ["-q", "-s", "{u}/s?body=x"], files={".curlrc": b"header \"X-From-Curlrc: 1\"\n"})
 case("-n --digest answers the 401 with the file's credentials", ["-s", "-n", "--digest", "{u}/digest"],
      files={".netrc": b"machine 127.0.0.1 login u password p\n"})
+
+# -i and -I with -o FILE: the heads go into the file before the body, as curl writes them.
+case("-i -o FILE: the head, then the body, in the file", ["-s", "-i", "-o", "out.txt", "{u}/s?body=x&h=X-A:1"])
+case("-I -o FILE: the head in the file", ["-s", "-I", "-o", "out.txt", "{u}/s?body=x"])
+case("-i -L -o FILE: every head in the file", ["-s", "-i", "-L", "-o", "out.txt", "{u}/redirect/302?to=/s%3Fbody%3Dthere"])
+case("-i -D - -o FILE: heads on stdout and in the file", ["-s", "-i", "-D", "-", "-o", "out.txt", "{u}/s?body=x"])
+case("-i -D FILE -o FILE2", ["-s", "-i", "-D", "heads.txt", "-o", "out.txt", "{u}/redirect/301?to=/s"])
+case("-i -f -o FILE on a 404 leaves no file", ["-s", "-i", "-f", "-o", "out.txt", "{u}/s?status=404"],
+     differs="a failed download leaves no partial -o file (curl leaves what arrived)", differs_in=("files",),
+     check=lambda c, k: k.files == {} and c.files["out.txt"][1].startswith(b"HTTP/1.1 404"))
+case("-i -O: the heads in the -O file", ["-s", "-i", "-O", "{u}/dl/name.txt"])
+case("-i -o FILE for two URLs", ["-s", "-i", "-o", "a.txt", "{u}/s?body=a", "-o", "b.txt", "{u}/s?body=b"])
