@@ -118,7 +118,7 @@ struct TransferRunner {
                 saved = started
                 continue
             }
-            for node in options.nodes {
+            for (urlNumber, node) in options.nodes.enumerated() {
                 guard let urlText = node.url else { continue }
                 // Globs: the upload files (outer loop), then the URL (curl's order).
                 let urlGlob: URLGlob
@@ -143,8 +143,8 @@ struct TransferRunner {
                 for upload in uploads {
                     var iterator = urlGlob.makeIterator()
                     while let expansion = iterator.next() {
-                        let code = await perform(expansion: expansion, node: node, upload: upload, plan: plan, transfers: transfers,
-                                                 offlineSession: offlineSession, control: control)
+                        let code = await perform(expansion: expansion, node: node, urlNumber: urlNumber, upload: upload, plan: plan,
+                                                 transfers: transfers, offlineSession: offlineSession, control: control)
                         exitCode = code
                         if code != 0 && global.failEarly { break groups }
                     }
@@ -161,18 +161,20 @@ struct TransferRunner {
     }
 
     /// One URL: build, check, transfer, report, -w. Returns its exit code.
-    private func perform(expansion: URLGlob.Expansion, node: URLNode, upload: String?, plan: Plan, transfers: NetworkTransfers?,
-                         offlineSession: Session?, control: TransferControl) async -> Int32 {
+    private func perform(expansion: URLGlob.Expansion, node: URLNode, urlNumber: Int, upload: String?, plan: Plan,
+                         transfers: NetworkTransfers?, offlineSession: Session?, control: TransferControl) async -> Int32 {
         let options = plan.options
         var values = WriteOutValues()
         values.url = expansion.url
+        values.urlNumber = urlNumber
         var exitCode: Int32 = 0
         do throws(CLIError) {
             let prepared = try plan.builder.request(for: expansion.url, upload: upload, template: plan.template)
             let request = prepared.request
             values.method = request.method.rawValue
             values.urlEffective = request.uri.redactedDescription
-            values.scheme = request.uri.scheme ?? ""
+            values.scheme = uppercasedASCII(request.uri.scheme ?? "")  // curl 7.88 prints "HTTP"
+            values.referer = request.headers.first(name: "Referer") ?? ""
             if let allowed = plan.settings.protocols, let scheme = request.uri.scheme, !allowed.contains(scheme) {
                 throw CLIError(1, "Protocol \"\(scheme)\" not supported or disabled in libcurl")
             }

@@ -620,3 +620,34 @@ case("-i -f -o FILE on a 404 leaves no file", ["-s", "-i", "-f", "-o", "out.txt"
      check=lambda c, k: k.files == {} and c.files["out.txt"][1].startswith(b"HTTP/1.1 404"))
 case("-i -O: the heads in the -O file", ["-s", "-i", "-O", "{u}/dl/name.txt"])
 case("-i -o FILE for two URLs", ["-s", "-i", "-o", "a.txt", "{u}/s?body=a", "-o", "b.txt", "{u}/s?body=b"])
+
+
+# -w '%{json}': the same keys in the same order with the same value types; values equal except
+# the times, the speeds, the local port and address (courier cannot report them: docs/cli.md)
+# and curl_version.
+def json_write_out_agrees(c, k, loose=()):
+    import json
+    a, b = json.loads(c.stdout.decode()), json.loads(k.stdout.decode())
+    if list(a) != list(b):
+        return f"keys differ: curl {list(a)} courier {list(b)}"
+    volatile = {"local_ip", "local_port", "curl_version", "speed_download", "speed_upload"}
+    for key in a:
+        if type(a[key]) is not type(b[key]) and not (isinstance(a[key], (int, float)) and isinstance(b[key], (int, float))):
+            return f"{key}: curl {a[key]!r} courier {b[key]!r}"
+        if key.startswith("time_") or key in volatile or key in loose:
+            continue
+        if a[key] != b[key]:
+            return f"{key}: curl {a[key]!r} courier {b[key]!r}"
+    return True
+
+
+case("-w %{json}: one transfer", ["-s", "-o", "out.txt", "-w", "%{json}", "{u}/s?body=x&h=Content-Type:text/x"],
+     compare=("req", "files", "exit"), check=json_write_out_agrees)
+case("-w %{json}: a redirect followed, to standard output", ["-s", "-L", "-e", "http://ref/", "-w", "\\n%{json}",
+                                                              "{u}/redirect/302?to=/s%3Fbody%3Dthere"],
+     compare=("req", "exit"), check=lambda c, k: json_write_out_agrees(
+         type("R", (), {"stdout": c.stdout.split(b"\n", 1)[1]})(), type("R", (), {"stdout": k.stdout.split(b"\n", 1)[1]})()))
+case("-w %{json}: an unfollowed redirect", ["-s", "-o", "/dev/null", "-w", "%{json}", "{u}/redirect/301?to=/x"],
+     compare=("req", "exit"), check=json_write_out_agrees)
+case("-w %{json}: a failed transfer", ["-s", "-w", "%{json}", "http://127.0.0.1:1/"], compare=("exit",),
+     check=lambda c, k: json_write_out_agrees(c, k, loose=("errormsg",)))
