@@ -1,6 +1,9 @@
 // swift-tools-version:6.2
 // Courier: a Foundation-free HTTP/1.1 networking stack for Linux. The library products have no
-// package dependencies; fuzzing (Fuzz/) and benchmarks (Benchmarks/) are packages of their own.
+// package dependencies by default; fuzzing (Fuzz/) and benchmarks (Benchmarks/) are packages of
+// their own. Integrations with other packages are traits, off by default (docs/integrations.md):
+//   HTTPTypes  conversions to and from swift-http-types (CourierHTTPTypes; still no Foundation)
+//   OpenAPI    CourierTransport for swift-openapi-runtime (CourierOpenAPI; FoundationEssentials)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -22,9 +25,23 @@ let package = Package(
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
         .library(name: "CourierLoopbackServer", targets: ["CourierLoopbackServer"]),
         .library(name: "Courier", targets: ["Courier"]),
+        // Empty modules unless their trait is on (their sources are inside `#if TRAIT`).
+        .library(name: "CourierHTTPTypes", targets: ["CourierHTTPTypes"]),
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier", targets: ["CourierCLI"]),
     ],
-    // No package dependencies at all: the command-line tool parses curl's grammar itself.
+    traits: [
+        .trait(name: "HTTPTypes", description: "CourierHTTPTypes: conversions to and from swift-http-types' HTTPRequest, HTTPResponse and HTTPFields, and Session/HTTPClient entry points taking them (no Foundation)"),
+        .trait(name: "OpenAPI", description: "CourierOpenAPI: CourierTransport, a ClientTransport for swift-openapi-runtime (links FoundationEssentials)", enabledTraits: ["HTTPTypes"]),
+        .default(enabledTraits: []),
+    ],
+    // Only the traits' modules use these, and only when their trait is on; the default build
+    // uses none (the command-line tool parses curl's grammar itself). swift-http-types without
+    // its default FoundationURL trait, which would import FoundationEssentials.
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4", traits: []),
+    ],
     targets: [
         // Pure modules: no I/O, no clock, no randomness (design §1).
         .target(name: "CourierBytes", swiftSettings: strict),
@@ -61,6 +78,26 @@ let package = Package(
         .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart",
                                                 "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression", "CourierCookies"],
                 swiftSettings: strict),
+
+        // Trait HTTPTypes: Courier's requests, responses and fields as swift-http-types' values.
+        .target(name: "CourierHTTPTypes", dependencies: [
+            "Courier", "CourierBytes", "CourierHTTP1", "CourierURL",
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+        ], swiftSettings: strict),
+        // Trait OpenAPI: a swift-openapi-runtime ClientTransport over a Courier Session.
+        .target(name: "CourierOpenAPI", dependencies: [
+            "Courier", "CourierBytes", "CourierHTTP1", "CourierURL", "CourierHTTPTypes",
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+        ], swiftSettings: strict),
+
+        // A small program that links what each trait adds: scripts/check-foundation-free reads
+        // the libraries it needs with each trait on.
+        .executableTarget(name: "CourierTraitsSample", dependencies: [
+            "Courier", "CourierHTTP1", "CourierURL", "CourierHTTPTypes", "CourierOpenAPI",
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+        ], swiftSettings: strict),
 
         // `courier`: the command-line tool (design §9), with `courier bench`.
         // Counts the process's allocation calls for `courier bench` by defining malloc & co.: only
@@ -116,6 +153,18 @@ let package = Package(
         // Session: every task kind against the embedded loopback server.
         .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCompression", "CourierCookies", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
                     swiftSettings: strict),
+        // The traits' tests (empty unless the trait is on): conversions, and calls through the
+        // session against the loopback server; OpenAPI's through a generated client
+        // (Tests/CourierOpenAPITests/Generated, regenerated as docs/integrations.md says).
+        .testTarget(name: "CourierHTTPTypesTests", dependencies: [
+            "Courier", "CourierHTTPTypes", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierURL",
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+        ], swiftSettings: strict),
+        .testTarget(name: "CourierOpenAPITests", dependencies: [
+            "Courier", "CourierOpenAPI", "CourierBytes", "CourierLoopbackServer", "CourierTLS",
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+        ], exclude: ["openapi.yaml", "openapi-generator-config.yaml"], swiftSettings: strict),
         // Session against httpbin started by scripts/httpbin/run; skipped (visibly) without it.
         .testTarget(name: "CourierHTTPBinTests", dependencies: ["Courier", "CourierTestSupport"],
                     swiftSettings: strict),

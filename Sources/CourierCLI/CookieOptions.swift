@@ -89,7 +89,7 @@ struct CookieOptions: Sendable {
     func save(_ jar: CookieJar?, showsErrors: Bool) async {
         guard let jar, let jarPath else { return }
         if jarPath == "-" {
-            do { try StandardStreams.writeOutput(jar.netscapeFile()) } catch {
+            do { try await StandardOutput.write(jar.netscapeFile()) } catch {
                 if showsErrors { printError("courier: warning: failed to write cookies to standard output: \(error)") }
             }
             return

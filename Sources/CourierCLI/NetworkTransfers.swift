@@ -376,7 +376,7 @@ final class NetworkTransfers: Sendable {
             StandardStreams.writeError("* International host name \(host.unicodeDescription) converted to \(host.text)\n")
         }
         // -D and --etag-save files exist (emptied) before the transfer, as curl opens them.
-        try prepareSideFiles()
+        try await prepareSideFiles()
         progress?.transferStarted()
         defer { progress?.transferEnded() }
         var failure: CLIError?
@@ -398,7 +398,7 @@ final class NetworkTransfers: Sendable {
         }
         observed.fill(&values)
         if let signal = control.terminationSignal { throw CLIError(128 + signal, "interrupted by signal \(signal)") }
-        writeSideFiles(observed)
+        await writeSideFiles(observed)
         if let scheme = monitor.refusedScheme, failure == nil || failure?.code == 22 {
             failure = CLIError(1, "Protocol \"\(scheme)\" not supported or disabled in libcurl")
         }
@@ -410,35 +410,46 @@ final class NetworkTransfers: Sendable {
 
     // MARK: -D, --etag-save
 
-    private func prepareSideFiles() throws(CLIError) {
+    private func prepareSideFiles() async throws(CLIError) {
         if let path = options.dumpHeader, path != "-", path != "%" {
             let first = dumpedFiles.insert(path)
             if first {
-                do { try writeFileReplacing(path, ByteBuffer()) } catch {
+                do { try await BlockingIOThread.shared.run { () throws(Errno) in try writeFileReplacing(path, ByteBuffer()) } } catch {
                     throw CLIError(23, "Failed to open \(path): \(error)")
                 }
             }
         }
         if let path = options.etagSave, path != "-" {
-            do { try writeFileReplacing(path, ByteBuffer()) } catch {
+            do { try await BlockingIOThread.shared.run { () throws(Errno) in try writeFileReplacing(path, ByteBuffer()) } } catch {
                 throw CLIError(23, "Failed creating file for saving etags: \"\(path)\": \(error)")
             }
         }
     }
 
-    private func writeSideFiles(_ observed: ObservedEvents) {
+    /// The side files are written on the file-I/O thread, standard output on its own thread.
+    private func writeSideFiles(_ observed: ObservedEvents) async {
         let heads = observed.heads
         if let path = options.dumpHeader, path != "-" {
             var text = ""
             for head in heads { text += Trace.headText(head) }
-            if path == "%" { StandardStreams.writeError(text) } else { try? appendFile(path, ByteBuffer(string: text)) }
+            if path == "%" {
+                StandardStreams.writeError(text)
+            } else {
+                let bytes = ByteBuffer(string: text)
+                _ = try? await BlockingIOThread.shared.run { () throws(Errno) in try appendFile(path, bytes) }
+            }
         }
         if let path = options.etagSave {
             var text = ""
             for head in heads {
                 for value in head.headers["ETag"] where !value.isEmpty { text += value + "\n" }
             }
-            if path == "-" { try? StandardStreams.writeOutput(text) } else { try? appendFile(path, ByteBuffer(string: text)) }
+            if path == "-" {
+                try? await StandardOutput.write(text)
+            } else {
+                let bytes = ByteBuffer(string: text)
+                _ = try? await BlockingIOThread.shared.run { () throws(Errno) in try appendFile(path, bytes) }
+            }
         }
     }
 
@@ -451,13 +462,13 @@ final class NetworkTransfers: Sendable {
         return CLIError(Int32(error.curlExitCode), message(for: error))
     }
 
-    private func writeStdout(_ buffer: ByteBuffer) throws(CLIError) {
-        do { try StandardStreams.writeOutput(buffer) } catch {
+    private func writeStdout(_ buffer: ByteBuffer) async throws(CLIError) {
+        do { try await StandardOutput.write(buffer) } catch {
             throw CLIError.writeFailure
         }
     }
 
-    private func writeStdout(_ text: String) throws(CLIError) { try writeStdout(ByteBuffer(string: text)) }
+    private func writeStdout(_ text: String) async throws(CLIError) { try await writeStdout(ByteBuffer(string: text)) }
 
     /// Whether a status fails the transfer (-f, --fail-with-body).
     private func fails(_ status: Int) -> Bool { (options.fail || options.failWithBody) && status >= 400 }
@@ -495,11 +506,11 @@ final class NetworkTransfers: Sendable {
         // it reached, and the next URL is still attempted.
         let output = StdoutWriter(task: task)
         if options.include || options.headOnly || options.dumpHeader == "-" {
-            for head in observed.heads { output.write(ByteBuffer(string: Trace.headText(head))) }
+            for head in observed.heads { await output.write(ByteBuffer(string: Trace.headText(head))) }
         }
         do throws(SessionError) {
             for try await slice in response.body {
-                if !options.headOnly { output.write(slice) }
+                if !options.headOnly { await output.write(slice) }
             }
         } catch {
             fill(&values, await task.completedMetrics())
@@ -625,7 +636,7 @@ final class NetworkTransfers: Sendable {
         if monitor.refusedScheme != nil { return }
         if refused != 0 { throw fail(for: refused) }
         if options.dumpHeader == "-" {
-            for head in observed.heads { try writeStdout(Trace.headText(head)) }
+            for head in observed.heads { try await writeStdout(Trace.headText(head)) }
         }
         switch result.result {
         case .failure(let error):
@@ -702,14 +713,20 @@ final class NetworkTransfers: Sendable {
         case .failure(let error):
             throw mapped(error)
         case .success(let document):
-            if options.include { for head in observed.heads { try writeStdout(Trace.headText(head)) } }
+            if options.include { for head in observed.heads { try await writeStdout(Trace.headText(head)) } }
             guard let document else { return }
-            try JSONWriter.write(document.root) { (chunk) throws(CLIError) in
-                var piece = ByteBuffer(capacity: chunk.count)
-                piece.writeBytes(chunk)
-                try writeStdout(piece)
+            // The writer's callback is synchronous: the whole document is written on the standard
+            // output thread, piece by piece, so a slow reader never blocks a thread of the pool.
+            do {
+                try await StandardOutput.run { () throws(Errno) in
+                    try JSONWriter.write(document.root) { (chunk) throws(Errno) in
+                        try StandardStreams.writeOutput(chunk)
+                    }
+                    try StandardStreams.writeOutput("\n")
+                }
+            } catch {
+                throw CLIError.writeFailure
             }
-            try writeStdout("\n")
         }
     }
 

@@ -22,9 +22,10 @@ final class StdoutWriter: Sendable {
     /// The write failure, once there was one.
     var failure: CLIError? { failed.withLock { $0 } }
 
-    func write(_ buffer: ByteBuffer) {
+    /// Writes on the standard output thread; the task suspends while a slow reader holds it up.
+    func write(_ buffer: ByteBuffer) async {
         guard failure == nil else { return }
-        do { try StandardStreams.writeOutput(buffer) } catch {
+        do { try await StandardOutput.write(buffer) } catch {
             failed.withLock { $0 = .writeFailure }
             task.cancel()
         }

@@ -183,12 +183,12 @@ struct TransferRunner {
                                             values: &values)
             } else if let offlineSession {
                 let bytes: ByteBuffer
-                do { bytes = try offlineSession.requestBytes(for: request) } catch {
+                do { bytes = try await offlineSession.renderedRequest(for: request) } catch {
                     throw CLIError(Int32(error.curlExitCode), error.message)
                 }
                 values.sizeRequest = UInt64(bytes.readableBytes)
                 values.sizeUpload = request.body.length ?? 0
-                do { try StandardStreams.writeOutput(bytes) } catch {
+                do { try await StandardOutput.write(bytes) } catch {
                     throw CLIError.writeFailure
                 }
             }
@@ -201,7 +201,7 @@ struct TransferRunner {
         }
         values.exitCode = exitCode
         if let signal = control.terminationSignal { ProcessControl.terminate(bySignal: signal) }
-        if let writeOut = plan.writeOut { emit(writeOut.render(values)) }
+        if let writeOut = plan.writeOut { await emit(writeOut.render(values)) }
         return exitCode
     }
 
@@ -225,9 +225,9 @@ struct TransferRunner {
         if global.showsErrors { printError(error.line) }
     }
 
-    private func emit(_ rendered: (stdout: [UInt8], stderr: [UInt8], warnings: [String])) {
+    private func emit(_ rendered: (stdout: [UInt8], stderr: [UInt8], warnings: [String])) async {
         for warning in rendered.warnings { printError("courier: " + warning) }
-        if !rendered.stdout.isEmpty { try? StandardStreams.writeOutput(ByteBuffer(bytes: rendered.stdout)) }
+        if !rendered.stdout.isEmpty { try? await StandardOutput.write(ByteBuffer(bytes: rendered.stdout)) }
         if !rendered.stderr.isEmpty { StandardStreams.writeError(String(decoding: rendered.stderr, as: UTF8.self)) }
     }
 }

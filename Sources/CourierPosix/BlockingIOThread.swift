@@ -1,7 +1,9 @@
 // BlockingIOThread: a thread of its own for calls that may block on the disk (file writes, fsync,
 // rename), so none of them runs on a thread of Swift's cooperative pool (design §4) nor on the
 // event loop. swift-nio's NonBlockingFileIO is the precedent. Jobs run one at a time in FIFO order;
-// the caller suspends on a continuation until its job has run.
+// the caller suspends on a continuation until its job has run. The shared thread lives as long as
+// the process; a thread made for one source that may wait without end (a pipe, standard input)
+// is stopped by its owner, so such a wait never holds up the file writes queued on the shared one.
 
 import Synchronization
 
@@ -12,6 +14,8 @@ public final class BlockingIOThread: Sendable {
         var stopping = false
         /// The worker found no job and is about to wait (or waits) on the eventfd.
         var sleeping = false
+        /// The thread has ended (after `stop()`); later jobs go to the shared thread.
+        var exited = false
     }
 
     private let wakeFD: CInt
@@ -40,11 +44,16 @@ public final class BlockingIOThread: Sendable {
             let job: @Sendable () -> Void = {
                 do throws(E) { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
             }
-            let wake = shared.withLock { s -> Bool in
+            let (wake, ended) = shared.withLock { s -> (Bool, Bool) in
+                if s.exited { return (false, true) }
                 s.jobs.append(job)
-                guard s.sleeping else { return false }
+                guard s.sleeping else { return (false, false) }
                 s.sleeping = false
-                return true
+                return (true, false)
+            }
+            if ended {
+                BlockingIOThread.shared.enqueue(job)
+                return
             }
             // Signalled outside the lock, and only when the worker sleeps: a signal under the
             // lock made the worker spin on it as it woke.
@@ -55,13 +64,46 @@ public final class BlockingIOThread: Sendable {
         return try result.get()
     }
 
+    /// Queues a job made by another instance's `run` (one that has ended).
+    private func enqueue(_ job: @escaping @Sendable () -> Void) {
+        let wake = shared.withLock { s -> Bool in
+            s.jobs.append(job)
+            guard s.sleeping else { return false }
+            s.sleeping = false
+            return true
+        }
+        if wake {
+            do { try Sys.eventFDSignal(wakeFD) } catch { preconditionFailure("waking the file I/O thread failed: \(error)") }
+        }
+    }
+
+    /// Ends the thread once the jobs already queued have run. A job queued after `stop()` still
+    /// runs (on the shared thread once this one has ended, so no caller is left suspended). Never
+    /// call it on the shared thread.
+    public func stop() {
+        let wake = shared.withLock { s -> Bool in
+            s.stopping = true
+            guard s.sleeping else { return false }
+            s.sleeping = false
+            return true
+        }
+        if wake { try? Sys.eventFDSignal(wakeFD) }
+    }
+
     private func loop() {
         while true {
-            let jobs = shared.withLock { s -> [@Sendable () -> Void] in
+            let (jobs, done) = shared.withLock { s -> ([@Sendable () -> Void], Bool) in
                 let jobs = s.jobs
                 s.jobs.removeAll(keepingCapacity: true)
+                if jobs.isEmpty && s.stopping { s.exited = true; return (jobs, true) }
                 if jobs.isEmpty { s.sleeping = true }
-                return jobs
+                return (jobs, false)
+            }
+            if done {
+                // `exited` was set under the lock with the queue empty: a later `run` sends its
+                // job to the shared thread and never signals this descriptor.
+                try? Sys.close(wakeFD)
+                return
             }
             if jobs.isEmpty {
                 _ = try? Sys.eventFDDrain(wakeFD)  // blocks this thread (ours) until signalled

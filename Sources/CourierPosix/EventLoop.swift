@@ -385,8 +385,9 @@ public final class EventLoop: @unchecked Sendable {
     /// and timers are dropped (their owners must close their descriptors). Calling it again is
     /// allowed.
     ///
-    /// The task suspends until the loop thread has finished its last turn; joining the thread
-    /// afterwards takes no noticeable time.
+    /// The task suspends until the loop thread has finished its last turn; the thread is then
+    /// detached, not joined, so no thread of the cooperative pool ever blocks in `pthread_join`
+    /// (what is left of the thread's exit touches nothing the caller owns).
     public func shutdown() async {
         precondition(!inEventLoop, "shutdown() called on the loop's own thread")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -404,7 +405,7 @@ public final class EventLoop: @unchecked Sendable {
             }
             if done { continuation.resume() }
         }
-        joinOnce()
+        detachOnce()
     }
 
     /// `shutdown()` for synchronous code: blocks the calling thread until the loop has stopped.
@@ -422,6 +423,10 @@ public final class EventLoop: @unchecked Sendable {
 
     private func joinOnce() {
         if !joined.exchange(true, ordering: .acquiringAndReleasing) { Sys.joinThread(pthread) }
+    }
+
+    private func detachOnce() {
+        if !joined.exchange(true, ordering: .acquiringAndReleasing) { Sys.detachThread(pthread) }
     }
 
     private func wake() {

@@ -129,11 +129,12 @@ public final class Resolver: Sendable {
         return .success(addresses)
     }
 
-    /// Stops the resolver thread after the lookups already queued, and waits for it. Later
+    /// Stops the resolver thread after the lookups already queued, and waits for it (suspended,
+    /// never blocking a thread of the pool: the stopped thread is detached, not joined). Later
     /// `resolve` calls that need a lookup fail with `.shutDown`.
     public func shutdown() async {
         await worker.stopAndWait()
-        worker.stop(join: true)
+        worker.stop(join: false)
     }
 
     /// The number of cached names (for tests and diagnostics).

@@ -40,8 +40,8 @@ extension SessionTests {
             let asked = makeSession { $0.acceptsCompressedResponses = true }
             let plain = makeSession()
             let request = HTTPRequest(method: .get, uri: try URI(parsing: "http://127.0.0.1:9/x"))
-            #expect(try asked.requestBytes(for: request).readableString.contains("Accept-Encoding: gzip, deflate\r\n"))
-            #expect(!(try plain.requestBytes(for: request).readableString.contains("Accept-Encoding")))
+            #expect(try await asked.renderedRequest(for: request).readableString.contains("Accept-Encoding: gzip, deflate\r\n"))
+            #expect(!(try await plain.renderedRequest(for: request).readableString.contains("Accept-Encoding")))
         }
 
         @Test func corruptDataIsBadContentEncoding() async throws {

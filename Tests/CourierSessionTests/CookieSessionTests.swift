@@ -101,7 +101,7 @@ extension SessionTests {
                 _ = try await session.dataTask(with: server.request("/see", headers: headers)).resumed.value()
                 #expect(log.cookies(at: "/see") == [["j=2; given=1; more=3"]])
                 // --offline shows the same field.
-                let bytes = try session.requestBytes(for: server.request("/see", headers: headers)).readableString
+                let bytes = try await session.renderedRequest(for: server.request("/see", headers: headers)).readableString
                 #expect(bytes.contains("\r\nCookie: j=2; given=1; more=3\r\nX-Other: x\r\n"))
                 // An empty Cookie field marks the place of the jar's field and is never sent alone.
                 var marked = HTTPHeaders()
@@ -110,9 +110,9 @@ extension SessionTests {
                 marked.add(name: "X-Last", value: "2")
                 _ = try await session.dataTask(with: server.request("/see", headers: marked)).resumed.value()
                 #expect(log.cookies(at: "/see").last == ["j=2"])
-                let placed = try session.requestBytes(for: server.request("/see", headers: marked)).readableString
+                let placed = try await session.renderedRequest(for: server.request("/see", headers: marked)).readableString
                 #expect(placed.contains("\r\nX-First: 1\r\nCookie: j=2\r\nX-Last: 2\r\n"))
-                let elsewhere = try session.requestBytes(for: HTTPRequest(method: .get, uri: try URI(parsing: "http://other.test/"),
+                let elsewhere = try await session.renderedRequest(for: HTTPRequest(method: .get, uri: try URI(parsing: "http://other.test/"),
                                                                           headers: marked)).readableString
                 #expect(!elsewhere.contains("Cookie") && elsewhere.contains("\r\nX-First: 1\r\nX-Last: 2\r\n"))
                 await session.invalidateAndCancel()

@@ -1,5 +1,5 @@
 // Data and stream tasks: buffered and streamed bodies (fixed length and chunked), serializer
-// failures with their head, Content-Length: 0 for a bodiless POST, and `requestBytes(for:)` against
+// failures with their head, Content-Length: 0 for a bodiless POST, and `renderedRequest(for:)` against
 // what the server really received.
 
 import Courier
@@ -198,8 +198,9 @@ extension SessionTests {
             }
         }
 
-        /// `requestBytes(for:)` is what `--offline` prints: it must be what goes on the wire.
-        static let bodyKinds: [String] = ["none", "bytes", "stream", "chunked", "multipart"]
+        /// `renderedRequest(for:)` is what `--offline` prints: it must be what goes on the wire.
+        static let bodyKinds: [String] = ["none", "bytes", "stream", "chunked", "multipart", "file", "empty-file",
+                                          "multipart-file-and-stream", "large-bytes"]
 
         @Test(arguments: bodyKinds)
         func requestBytesEqualWhatTheServerReceived(body kind: String) async throws {
@@ -211,7 +212,25 @@ extension SessionTests {
                 let session = makeSession { $0.credential = Credential(user: "u", password: "p") }
                 var body: HTTPRequest.Body = .none
                 var method = HTTPMethod.get
+                let directory = makeTemporaryDirectory()
+                defer { removeTree(directory) }
+                // 600,000 bytes: more than one segment of memory (256 KiB), less than one file range.
+                let pattern = (0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+                writeFile(directory + "/upload.bin", pattern)
+                writeFile(directory + "/empty.bin", [])
                 switch kind {
+                case "file": body = .file(path: directory + "/upload.bin"); method = .put
+                case "empty-file": body = .file(path: directory + "/empty.bin"); method = .put
+                case "large-bytes": body = .bytes(ByteBuffer(bytes: pattern)); method = .post
+                case "multipart-file-and-stream":
+                    var form = MultipartForm(boundary: MultipartBoundary("test-boundary-5678")!)
+                    try form.appendField(name: "a", value: "1")
+                    try form.appendFile(atPath: directory + "/upload.bin", name: "f", fileSystem: PosixFileSystem())
+                    try form.appendStream(PatternStream(count: 70_000), name: "s", fileName: "s.bin", length: 70_000,
+                                          mimeType: "application/octet-stream")
+                    try form.appendField(name: "z", value: "last")
+                    body = .multipart(form)
+                    method = .post
                 case "bytes": body = .bytes(ByteBuffer(string: "name=value&x=1")); method = .post
                 case "stream": body = .stream(length: 30_000, PatternStream(count: 30_000)); method = .put
                 case "chunked": body = .stream(length: nil, PatternStream(count: 30_000)); method = .post
@@ -224,7 +243,7 @@ extension SessionTests {
                 default: break
                 }
                 let request = server.request(method, "/raw?q=1", headers: ["X-One": "1"], body: body)
-                let offline = try session.requestBytes(for: request)
+                let offline = try await session.renderedRequest(for: request)
                 let heads = Recorder<ByteBuffer>()
                 let task = session.dataTask(with: request)
                 task.setObserver { event in if case .requestHead(let head) = event { heads.append(head) } }

@@ -35,7 +35,13 @@ public enum QuietProcess {
     /// Runs the tests whose identifiers match `filter` (a regular expression, as `swift test
     /// --filter`) in a child process and waits for it, at most `limit` (then the child is killed).
     /// Polls without blocking a thread of the cooperative pool.
-    public static func run(filter: String, limit: Duration = .seconds(240)) async -> Outcome {
+    /// - Parameters:
+    ///   - filter: which tests run in the child.
+    ///   - limit: how long the child may run.
+    ///   - environment: more variables for the child (a runtime setting such as
+    ///     `LIBDISPATCH_COOPERATIVE_POOL_STRICT`, read when the process starts).
+    public static func run(filter: String, limit: Duration = .seconds(240),
+                           environment extra: [String: String] = [:]) async -> Outcome {
         var template = Array("/tmp/courier-quiet-XXXXXX".utf8CString)
         let fd = mkstemp(&template)
         precondition(fd >= 0, "mkstemp failed: \(errno)")
@@ -58,6 +64,7 @@ public enum QuietProcess {
             entry += 1
         }
         environment.append("\(environmentKey)=1")
+        for (name, value) in extra.sorted(by: { $0.key < $1.key }) { environment.append("\(name)=\(value)") }
         var cArguments = arguments.map { strdup($0) } + [nil]
         var cEnvironment = environment.map { strdup($0) } + [nil]
         defer {

@@ -22,6 +22,10 @@ public struct HTTPRequest: Sendable {
         case file(path: String)
         /// A replayable stream (a fresh reader per attempt); nil length sends it chunked.
         case stream(length: UInt64?, any MultipartStream)
+        /// A stream whose bytes are produced asynchronously (an `AsyncSequence`, an OpenAPI
+        /// `HTTPBody`): a fresh reader per attempt when `isReplayable`, else one pass only; nil
+        /// length sends it chunked.
+        case asyncStream(length: UInt64?, any AsyncBodyStream)
 
         /// The body's length in bytes when it is known without I/O (0 for `.none`; nil for a file
         /// and for a stream of unknown length).
@@ -32,6 +36,7 @@ public struct HTTPRequest: Sendable {
             case .multipart(let form): return form.contentLength
             case .file: return nil
             case .stream(let length, _): return length
+            case .asyncStream(let length, _): return length
             }
         }
 
@@ -83,4 +88,26 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.timeout = timeout
     }
+}
+
+/// A source of request-body bytes produced asynchronously. Each attempt at sending the request
+/// (a retry, a 307/308 redirect, the resend after a 417 or a 401) asks for a fresh reader; a
+/// source that cannot start again says so with `isReplayable` and throws from a second
+/// `makeAsyncReader`.
+public protocol AsyncBodyStream: Sendable {
+    /// Starts reading from the first byte.
+    /// - Returns: a reader positioned at byte 0.
+    /// - Throws: any error when the stream cannot be (re)started (a one-pass source already read).
+    func makeAsyncReader() throws -> any AsyncBodyReader
+
+    /// Whether `makeAsyncReader` can start a second pass (retries resend the body only then).
+    var isReplayable: Bool { get }
+}
+
+/// One pass over an `AsyncBodyStream`.
+public protocol AsyncBodyReader {
+    /// The next bytes (an empty buffer is skipped), or nil at the end.
+    /// - Returns: the bytes, or nil.
+    /// - Throws: any error when producing them fails; the request fails and its connection closes.
+    mutating func next() async throws -> ByteBuffer?
 }

@@ -123,18 +123,21 @@ enum RequestPreparation {
     }
 
     /// The framing length of a body; files are measured now.
-    static func bodyLength(_ request: HTTPRequest) throws(SessionError) -> BodyLength {
+    static func bodyLength(_ request: HTTPRequest) async throws(SessionError) -> BodyLength {
         switch request.body {
         case .none:
             return methodsWithBody.contains(RequestDefaults.uppercasedASCII(request.method.rawValue)) ? .known(0) : .none
         case .bytes(let buffer): return .known(UInt64(buffer.readableBytes))
         case .multipart(let form): return .known(form.contentLength)
-        case .stream(let length, _): return length.map { .known($0) } ?? .unknown
+        case .stream(let length, _), .asyncStream(let length, _): return length.map { .known($0) } ?? .unknown
         case .file(let path):
+            // open and fstat may wait on the disk: on the blocking-I/O thread, not the pool.
             do {
-                let file = try File.open(path)
-                defer { try? file.close() }
-                return .known(UInt64(try file.size()))
+                return .known(try await BlockingIOThread.shared.run { () throws(Errno) -> UInt64 in
+                    let file = try File.open(path)
+                    defer { try? file.close() }
+                    return UInt64(try file.size())
+                })
             } catch {
                 var failure = SessionError(.fileReadFailed, "cannot read the upload file \(path): \(error)")
                 failure.errnoValue = error.rawValue

@@ -129,7 +129,10 @@ extension HTTPRequest.Body {
     /// Whether the body can be sent again from its first byte (every body but a one-pass stream,
     /// such as standard input).
     var isReplayable: Bool {
-        if case .stream(_, let stream) = self { return stream.isReplayable }
-        return true
+        switch self {
+        case .stream(_, let stream): return stream.isReplayable
+        case .asyncStream(_, let stream): return stream.isReplayable
+        default: return true
+        }
     }
 }

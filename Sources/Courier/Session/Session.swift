@@ -352,67 +352,42 @@ public final class Session: Sendable {
     // MARK: Inspection and lifecycle
 
     /// The exact bytes (head and body) that would be sent for `request` with this session's
-    /// defaults and the cookie jar's cookies for its URL — what `courier --offline` prints.
-    /// Multipart bodies are rendered; files are read.
+    /// defaults and the cookie jar's cookies for its URL — what `courier --offline` prints. The
+    /// body comes from the same source the live exchange sends from (files and streams read off
+    /// the cooperative pool), framed as the wire frames it: a stream of unknown length is one
+    /// chunk per read.
     /// - Parameter request: the request.
     /// - Returns: the bytes.
     /// - Throws: `SessionError` (`.invalidURL`, `.unsupportedScheme`, `.invalidRequest`,
     ///   `.fileReadFailed`).
-    public func requestBytes(for request: HTTPRequest) throws(SessionError) -> ByteBuffer {
+    public func renderedRequest(for request: HTTPRequest) async throws(SessionError) -> ByteBuffer {
         var prepared = RequestPreparation.prepare(request, configuration: configuration, isRangeRequest: false)
         _ = try RequestPreparation.origin(of: prepared.uri)
         prepared = RequestPreparation.addingCookies(to: prepared, from: configuration.cookieJar)
-        let length = try RequestPreparation.bodyLength(prepared)
+        let length = try await RequestPreparation.bodyLength(prepared)
         prepared = RequestPreparation.addingExpectation(to: prepared, length: length, configuration: configuration, refused: false).request
         let head = try RequestPreparation.encodeHead(prepared, length: length)
         var bytes = ByteBuffer(bytes: head.bytes.joined)
         let url = prepared.uri.redactedDescription
-        switch prepared.body {
-        case .none: break
-        case .bytes(let body): bytes.writeBuffer(body)
-        case .multipart(let form):
-            do { try form.render(into: &bytes, fileSystem: PosixFileSystem(mimeTypes: nil)) } catch {
-                throw SessionError(.fileReadFailed, "rendering the multipart body failed: \(error)", url: url)
-            }
-        case .file(let path):
-            do {
-                let file = try File.open(path)
-                defer { try? file.close() }
-                var offset: Int64 = 0
-                while true {
-                    let n = try file.read(into: &bytes, maxBytes: 1 << 20, at: offset)
-                    if n == 0 { break }
-                    offset += Int64(n)
-                }
-            } catch {
-                throw SessionError(.fileReadFailed, "reading \(path) failed: \(error)", url: url)
-            }
-        case .stream(_, let stream):
-            // A stream of unknown length goes out chunked: one chunk per read, as the transfer
-            // writes it (RFC 9112 §7.1).
-            let chunked = head.framing == .chunked
-            var encoder = ChunkedEncoder()
-            do {
-                var reader = try stream.makeReader()
-                while true {
-                    var chunk = ByteBuffer()
-                    let n = try chunk.writeWithUnsafeMutableBytes(minimumWritableBytes: 65536) { raw in
-                        try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(65536)))
-                    }
-                    if n == 0 { break }
-                    if chunked {
-                        bytes.writeBytes(encoder.encodeChunk(chunk).joined)
-                    } else {
-                        bytes.writeBuffer(chunk)
-                    }
-                }
-            } catch {
-                throw SessionError(.fileReadFailed, "reading the body stream failed: \(error)", url: url)
-            }
+        if case .asyncStream = prepared.body {
+            // Rendering would spend a one-pass source that the request itself then lacks.
+            throw SessionError(.invalidRequest, "an asynchronous body stream cannot be rendered without sending the request", url: url)
+        }
+        let chunked = head.framing == .chunked
+        var encoder = ChunkedEncoder()
+        let source = RequestBodySource(prepared.body, length: length, url: url)
+        defer { source.close() }
+        while let segment = try await source.next(fileRanges: false) {
+            guard case .bytes(let piece) = segment else { preconditionFailure("a file range where bytes were asked for") }
             if chunked {
-                do { bytes.writeBytes(try encoder.end().joined) } catch {
-                    throw SessionError(.invalidRequest, "the chunked body cannot be ended: \(error)", url: url)
-                }
+                bytes.writeBytes(encoder.encodeChunk(piece).joined)
+            } else {
+                bytes.writeBuffer(piece)
+            }
+        }
+        if chunked {
+            do { bytes.writeBytes(try encoder.end().joined) } catch {
+                throw SessionError(.invalidRequest, "the chunked body cannot be ended: \(error)", url: url)
             }
         }
         return bytes

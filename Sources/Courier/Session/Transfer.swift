@@ -210,7 +210,7 @@ struct Transfer: Sendable {
             // without the jar's cookies, `sent` carries them.
             var sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
             sent = RequestPreparation.routing(sent, through: route, answering407: proxyAnswered)
-            let length = try RequestPreparation.bodyLength(sent)
+            let length = try await RequestPreparation.bodyLength(sent)
             let (asking, expectTimeout) = RequestPreparation.addingExpectation(to: sent, length: length, configuration: configuration,
                                                                                refused: expectationRefused)
             let encoded = try RequestPreparation.encodeHead(asking, length: length)
