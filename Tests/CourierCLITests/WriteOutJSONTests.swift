@@ -8,8 +8,9 @@ extension CLITests {
     struct WriteOutJSONTests {
         @Test("curl's 40 keys in curl's order, then curl_version; numbers bare, absent strings null, strings escaped")
         func shape() {
-            let run = courier(["--offline", "-o", "/dev/null", "-w", "%{json}", "-e", "http://r/\"q\"", "http://h/a\tb"])
-            let text = run.stdoutText
+            let run = courier(["--offline", "-o", "/dev/null", "-w", "%{json}", "-e", "http://r/\"q\"", "http://h/a"])
+            // --offline prints the request first; the object follows it.
+            let text = String(run.stdoutText.drop { $0 != "{" })
             let keys = ["certs", "content_type", "errormsg", "exitcode", "filename_effective", "ftp_entry_path", "http_code",
                         "http_connect", "http_version", "local_ip", "local_port", "method", "num_certs", "num_connects", "num_headers",
                         "num_redirects", "proxy_ssl_verify_result", "redirect_url", "referer", "remote_ip", "remote_port",
@@ -29,6 +30,9 @@ extension CLITests {
             #expect(text.contains("\"referer\":\"http://r/\\\"q\\\"\""))
             #expect(text.contains("\"time_total\":0.0"))
             #expect(text.hasSuffix("}"))
+            let failed = String(courier(["--offline", "-s", "-w", "%{json}", "http://h/a\tb"]).stdoutText.drop { $0 != "{" })
+            #expect(failed.contains("\"errormsg\":\"URL using bad/illegal format or missing URL\",\"exitcode\":3,"))
+            #expect(failed.contains("\"url\":\"http://h/a\\tb\""), "a control character escaped as curl escapes it")
         }
     }
 }
