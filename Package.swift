@@ -8,6 +8,10 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
+    // A file sees the members of a module only if it imports that module itself (SE-0444), not
+    // because another file or a dependency did; scripts/check-sources then holds each target's
+    // imports to its declared dependencies, so an undeclared dependency fails CI (issue 15 §1).
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -20,6 +24,7 @@ let package = Package(
         .library(name: "CourierPool", targets: ["CourierPool"]),
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
+        .library(name: "CourierCache", targets: ["CourierCache"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierCompression", targets: ["CourierCompression"]),
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
@@ -55,6 +60,10 @@ let package = Package(
         // The cookie store (RFC 6265, layered-cookies), Set-Cookie, cookie dates, public suffixes,
         // the Netscape cookie file: pure; CookieJar in Courier is its thread-safe shell.
         .target(name: "CourierCookies", dependencies: ["CourierBytes", "CourierURL"], swiftSettings: strict),
+        // The private HTTP cache's rules (RFC 9111): Cache-Control, HTTP dates, freshness and age,
+        // Vary matching, 304 updates, the LRU index and the entry format: pure; HTTPCache in
+        // Courier is its I/O shell (memory and disk tiers, docs/cache.md).
+        .target(name: "CourierCache", dependencies: ["CourierBytes", "CourierHTTP1"], swiftSettings: strict),
 
         // The system OpenSSL, imported only by CourierTLS (design §7).
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
@@ -76,7 +85,8 @@ let package = Package(
         // The public client: the low-level connection API (Connection/) and AFNetworking's request
         // and response serializers (Serialization/); the session joins later.
         .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart",
-                                                "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression", "CourierCookies"],
+                                                "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression", "CourierCookies",
+                                                "CourierCache"],
                 swiftSettings: strict),
 
         // Trait HTTPTypes: Courier's requests, responses and fields as swift-http-types' values.
@@ -106,7 +116,7 @@ let package = Package(
 
         .executableTarget(name: "CourierCLI", dependencies: [
             "CCourierAllocationCounter",
-            "Courier", "CourierBytes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
+            "Courier", "CourierBytes", "CourierHTTP1", "CourierJSON", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
             "CourierTLS", "CourierURL", "CourierCookies",
         ], swiftSettings: strict,
         // Release builds link the Swift runtime statically: most of the tool's resident set is the
@@ -133,6 +143,10 @@ let package = Package(
         // Go's cookiejar tables, the http-state parser and date cases, test_psl.txt, file format.
         .testTarget(name: "CourierCookiesTests", dependencies: ["CourierCookies", "CourierURL", "CourierHTTP1", "CourierBytes", "CourierTestSupport"],
                     swiftSettings: strict),
+        // The cache's pure rules, and http-tests/cache-tests' suites run against a Session.
+        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCache", "CourierHTTP1", "Courier", "CourierLoopbackServer",
+                                                           "CourierPosix", "CourierTestSupport", "CourierURL", "CourierBytes"],
+                    exclude: ["CacheTests"], swiftSettings: strict),
         .testTarget(name: "CourierMultipartTests", dependencies: ["CourierMultipart", "CourierTestSupport"],
                     swiftSettings: strict),
         // The PEM files are embedded in TestCertificates.swift by Certificates/generate.sh.
@@ -140,6 +154,9 @@ let package = Package(
                     exclude: ["Certificates"], swiftSettings: strict),
         .testTarget(name: "CourierSerializationTests", dependencies: ["Courier", "CourierTestSupport"],
                     swiftSettings: strict),
+        // The front door (issue 15): the README's examples and the migration guide's code blocks,
+        // compiled with `import Courier` alone — this target may depend on Courier and nothing else.
+        .testTarget(name: "CourierDoorTests", dependencies: ["Courier"], swiftSettings: strict),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierPosix", "CourierTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CourierLoopbackServerTests", dependencies: ["CourierLoopbackServer", "CourierCompression", "CourierPosix",
@@ -149,7 +166,8 @@ let package = Package(
                     swiftSettings: strict),
         // Runs the built `courier` binary ($COURIER_BIN, else .build/debug/courier): usage errors,
         // --offline bytes, -w, and transfers against an in-process loopback server.
-        .testTarget(name: "CourierCLITests", dependencies: ["CourierLoopbackServer"], swiftSettings: strict),
+        .testTarget(name: "CourierCLITests", dependencies: ["CourierHTTP1", "CourierLoopbackServer", "CourierPosix", "CourierTestSupport"],
+                    swiftSettings: strict),
         // Session: every task kind against the embedded loopback server.
         .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCompression", "CourierCookies", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
                     swiftSettings: strict),

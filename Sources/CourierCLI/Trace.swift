@@ -26,6 +26,8 @@ enum Trace {
             return "* Issue another request to this URL: '\(to.redactedDescription)' (\(status))\n"
         case .retry:
             return ""  // curl's warning line, printed by the observer unless -s
+        case .cache:
+            return ""  // the CLI has no cache (curl has none)
         case .cookieStored(let cookie, let replaced):
             // curl's line: the domain without a leading dot, the expiry in Unix seconds (0: a
             // session cookie).
@@ -79,4 +81,12 @@ enum Trace {
     private static func bracketed(_ host: String) -> String {
         host.contains(":") && !host.hasPrefix("[") ? "[" + host + "]" : host
     }
+}
+
+/// Where --trace or --trace-ascii writes.
+struct TraceDestination: Sendable, Equatable {
+    /// The file ("-": standard output, "%": standard error).
+    var path: String
+    /// --trace-ascii: the data as text, without the hex columns.
+    var ascii: Bool
 }

@@ -110,7 +110,7 @@ extension HTTPTypes.HTTPRequest {
 
 extension Courier.HTTPRequest {
     /// An `HTTPTypes.HTTPRequest` as a Courier request. The URI is `scheme://authority` + path
-    /// when the request has an authority, else `baseURL` with the path (and its query) appended
+    /// when the request has an authority (https when it has no scheme), else `baseURL` with the path (and its query) appended
     /// to the base's path (`https://h/api` + `/users?id=1` = `https://h/api/users?id=1`, as an
     /// OpenAPI server URL works; not RFC 3986 resolution, where `/users` would replace `/api`).
     /// `OPTIONS *` keeps `*` as its request-target. The fields are appended in order.

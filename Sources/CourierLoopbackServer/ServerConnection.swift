@@ -17,6 +17,7 @@ import CourierBytes
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
+import Synchronization
 
 final class ServerConnection: @unchecked Sendable {
     private enum Phase {

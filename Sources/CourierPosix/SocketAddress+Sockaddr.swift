@@ -1,6 +1,7 @@
 // Conversions between SocketAddress and the C sockaddr_in / sockaddr_in6 layouts. Memory layout
 // only: no C function is called here (those live in Syscall.swift).
 
+import CourierBytes
 internal import Glibc
 
 extension SocketAddress {

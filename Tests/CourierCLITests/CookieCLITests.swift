@@ -3,6 +3,7 @@
 // cookies, courier reads what curl writes. Host names are mapped to 127.0.0.1 with --resolve (both
 // tools), so domain cookies and a redirect chain across subdomains can be tested on one server.
 
+import CourierHTTP1
 import CourierLoopbackServer
 import Glibc
 import Synchronization

@@ -5,6 +5,7 @@
 // connecting; a file that shrinks while it is sent ends the transfer with 26 and a closed
 // connection, so the server never sees a complete-looking body.
 
+import CourierHTTP1
 import CourierLoopbackServer
 import Glibc
 import Synchronization

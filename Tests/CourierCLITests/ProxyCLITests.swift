@@ -3,6 +3,7 @@
 // as a proxy (it sees absolute-form requests and CONNECTs by their targets; inside a plain tunnel
 // it is the origin too). tinyproxy runs in the interop suite.
 
+import CourierHTTP1
 import CourierLoopbackServer
 import CourierTestSupport
 import Synchronization

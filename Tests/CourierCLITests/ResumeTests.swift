@@ -3,6 +3,7 @@
 // `Content-Range: bytes */N` names exactly the bytes on disk means the file is complete (0, kept),
 // as curl takes a 416 to a resume; any other 416 stays 33.
 
+import CourierHTTP1
 import CourierLoopbackServer
 import CourierPosix
 import Glibc

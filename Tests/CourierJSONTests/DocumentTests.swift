@@ -1,6 +1,7 @@
 // JSONDocument: the tape, its views, reuse, and stage 1 (the vector token scanner) checked
 // against a byte-by-byte model of the same rules on generated and random inputs.
 
+import CourierBytes
 import Testing
 @testable @_spi(Fuzzing) import CourierJSON
 

@@ -219,7 +219,15 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
         struct User: Decodable, Sendable, Equatable { var name: String; var age: Int }
         let serializer = DecodableResponseSerializer(User.self)
         #expect(try serializer.serialize(head: h, body: ByteBuffer(string: #"{"name":"a","age":3}"#)) == User(name: "a", age: 3))
-        #expect(try serializer.serialize(head: h, body: ByteBuffer(string: " ")) == nil)
+        // An empty body is a User? (nil) but not a User: .decodingFailed, unless the status failed
+        // too, which is the error then.
+        #expect(try DecodableResponseSerializer(User?.self).serialize(head: h, body: ByteBuffer(string: " ")) == nil)
+        #expect { try serializer.serialize(head: h, body: ByteBuffer(string: " ")) } throws: {
+            ($0 as? ResponseSerializationError)?.code == .decodingFailed
+        }
+        #expect { try serializer.serialize(head: head(404, "application/json"), body: ByteBuffer()) } throws: {
+            ($0 as? ResponseSerializationError)?.code == .unacceptableStatusCode
+        }
         #expect { try serializer.serialize(head: h, body: ByteBuffer(string: #"{"name":"a"}"#)) } throws: {
             ($0 as? ResponseSerializationError)?.code == .decodingFailed
         }

@@ -6,6 +6,7 @@ import CourierBytes
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
+import Synchronization
 
 extension ConnectionCore {
     /// What a send after `stopSending()` fails with: the early response ended the upload.

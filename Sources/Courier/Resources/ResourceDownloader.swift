@@ -35,6 +35,7 @@
 // its own lock, taken only under this one (never the other way round).
 
 import CourierBytes
+import CourierURL
 import Synchronization
 
 /// Which queued download starts next when a slot frees (AFImageDownloaderPrioritization).
@@ -305,5 +306,26 @@ private final class CancellableShare: Sendable {
             s = .cancelled
             return nil
         }
+    }
+}
+
+extension ResourceDownloader {
+    /// Creates a downloader that fetches on `session` and makes values with `serializer`
+    /// (AFImageDownloader's `initWithSessionManager:...` with its response serializer): the
+    /// common case, without writing the fetch. The serializer's validation applies; its error
+    /// fails the download (`fetchFailed`, the `SessionError` underneath).
+    /// - Parameters:
+    ///   - session: the session the fetches run on (share one with the rest of the program to
+    ///     share its connections).
+    ///   - serializer: validates and parses each response.
+    ///   - maximumActiveDownloads: the most fetches at once (default 4, AFNetworking's).
+    ///   - prioritization: which queued request starts next (default FIFO).
+    ///   - cache: where to keep values by URL (default none).
+    public convenience init<Serializer: ResponseSerializer>(
+        session: Session, serializer: Serializer, maximumActiveDownloads: Int = 4,
+        prioritization: DownloadPrioritization = .fifo, cache: AutoPurgingCache<String, Decoded>? = nil
+    ) where Serializer.Value == Decoded {
+        self.init(maximumActiveDownloads: maximumActiveDownloads, prioritization: prioritization, cache: cache,
+                  fetch: { request in try await session.dataTask(with: request, serializer: serializer).value() })
     }
 }

@@ -8,6 +8,7 @@
 // case-insensitive, RFC 9110 §8.3.2). A value that does not parse leaves `mimeType` nil, which no
 // acceptable-content-type set contains.
 
+import CourierBytes
 import CourierHTTP1
 
 /// A response's status, fields and media type.

@@ -112,8 +112,12 @@ public struct JSONDocumentResponseSerializer: ResponseSerializer {
     }
 }
 
-/// A `Decodable` from a JSON body, through `CourierJSONDecoder` (validation and the empty-body
-/// quirk as for `JSONResponseSerializer`).
+/// A `Decodable` from a JSON body, through `CourierJSONDecoder`, with `JSONResponseSerializer`'s
+/// validation: what `client.get(path, as: T.self)` uses.
+///
+/// The value is a `T`, not a `T?`: an empty (or single-space) body is a `T` only when `T` is an
+/// Optional (then nil, AFNetworking's nil for an empty JSON body); for any other `T` it is
+/// `.decodingFailed` — or, when the status failed too, the status error, which says more.
 public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
     /// Acceptable status codes (default 200–299).
     public var acceptableStatusCodes: Set<Int>? = defaultAcceptableStatusCodes
@@ -134,11 +138,14 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     /// - Parameters:
     ///   - head: the response head.
     ///   - body: the body.
-    /// - Returns: the value, or nil for an empty or single-space body.
+    /// - Returns: the value; nil for an empty or single-space body when `T` is an Optional.
     /// - Throws: `.invalidJSON` for bytes that are not JSON, `.decodingFailed` for JSON that does
-    ///   not fit `T`.
-    public func parse(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> T? {
-        if JSONResponseSerializer.isEmptyQuirk(body) { return nil }
+    ///   not fit `T` and for an empty body when `T` is not an Optional.
+    public func parse(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> T {
+        if JSONResponseSerializer.isEmptyQuirk(body) {
+            if let none = T.self as? any EmptyBodyValue.Type, let value = none.emptyBodyValue as? T { return value }
+            throw ResponseSerializationError(.decodingFailed, head: head, body: body, detail: EmptyBody())
+        }
         // Parsed once into a tape and decoded from it: no tree in between.
         let document: JSONDocument
         do { document = try JSONDocument(parsing: body, options: JSONDocument.Options(limits: decoder.limits)) } catch {
@@ -148,5 +155,32 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
             throw ResponseSerializationError(.decodingFailed, head: head, body: body, detail: error)
         }
     }
+
+    /// Validates, then parses (AFNetworking's rules), except that an empty body which cannot be a
+    /// `T` reports the validation error when there is one: a 404 with no body is "not found", not
+    /// "nothing to decode".
+    /// - Parameters:
+    ///   - head: the response head.
+    ///   - body: the body.
+    /// - Returns: the value.
+    /// - Throws: `ResponseSerializationError`.
+    public func serialize(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> T {
+        if JSONResponseSerializer.isEmptyQuirk(body), !(T.self is any EmptyBodyValue.Type),
+           let failure = validate(head: head, body: body).error {
+            throw failure
+        }
+        return try validatingSerialize(head: head, body: body)
+    }
+
+    /// The detail of `.decodingFailed` for an empty body.
+    public struct EmptyBody: Error, Sendable, CustomStringConvertible {
+        /// "the body is empty".
+        public var description: String { "the body is empty" }
+    }
 }
 
+/// A type whose value for an empty body is known (an Optional: nil).
+protocol EmptyBodyValue { static var emptyBodyValue: Self { get } }
+extension Optional: EmptyBodyValue {
+    static var emptyBodyValue: Self { nil }
+}

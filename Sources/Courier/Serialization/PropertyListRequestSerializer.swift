@@ -5,6 +5,7 @@
 
 import CourierBytes
 import CourierHTTP1
+import CourierJSON
 import CourierURL
 
 /// AFPropertyListRequestSerializer: parameters as an XML property-list body.

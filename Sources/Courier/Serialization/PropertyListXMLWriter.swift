@@ -13,6 +13,8 @@
 //
 // The writer is iterative: an explicit stack, so any depth writes without recursion.
 
+import CourierJSON
+
 /// Writes `PropertyListValue`s as XML property lists.
 public enum PropertyListXMLWriter {
     /// Why a value cannot be written.

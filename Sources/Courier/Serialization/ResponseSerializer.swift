@@ -80,6 +80,17 @@ extension ResponseSerializer {
     /// - Throws: `ResponseSerializationError`: -1016 / -1011 from validation (a status-only
     ///   failure carries the parsed `value`), or the parser's error.
     public func serialize(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> Value {
+        try validatingSerialize(head: head, body: body)
+    }
+
+    /// The default `serialize(head:body:)`, callable from a serializer that provides its own and
+    /// falls back to AFNetworking's rules.
+    /// - Parameters:
+    ///   - head: the response head.
+    ///   - body: the body.
+    /// - Returns: the value.
+    /// - Throws: `ResponseSerializationError`, as `serialize(head:body:)`.
+    public func validatingSerialize(head: HTTPResponseHead, body: ByteBuffer) throws(ResponseSerializationError) -> Value {
         let validation = validate(head: head, body: body)
         guard let failure = validation.error else { return try parse(head: head, body: body) }
         if failure.hasCode(.unacceptableContentType) { throw failure }

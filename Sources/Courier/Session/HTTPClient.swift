@@ -7,6 +7,11 @@
 // §5.2 (`"/v1"` replaces the whole path, `"../x"` goes up).
 //
 // Nothing is sent when serialization fails: the serializer throws before a task exists.
+//
+// Response types are chosen per call (AFNetworking hands back whatever the serializer made;
+// Alamofire picks per request): the client's `responseSerializer` is only the default, and every
+// verb also takes `serializer:` or `as: T.self` (HTTPClient+Verbs.swift). Clients may share one
+// `Session`, hence one connection pool: `HTTPClient(baseURL:session:)`.
 
 import CourierBytes
 import CourierHTTP1
@@ -40,10 +45,11 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
 /// out and on the way back.
 ///
 /// ```swift
-/// let client = try HTTPClient(baseURL: "https://api.example.com/v1",
-///                             requestSerializer: JSONRequestSerializer(),
-///                             responseSerializer: DecodableResponseSerializer<User>())
-/// let (user, response) = try await client.get("users/42")
+/// let session = Session()
+/// let api = try HTTPClient(baseURL: "https://api.example.com/v1", session: session)
+/// let (user, _) = try await api.get("users/42", as: User.self)
+/// let (orders, _) = try await api.get("orders", as: [Order].self)
+/// let (json, _) = try await api.get("status")             // the client's default: JSON
 /// ```
 public final class HTTPClient<RequestSerializerType: RequestSerializer, ResponseSerializerType: ResponseSerializer>: Sendable {
     /// The base URL (with AFNetworking's trailing "/"), or nil: paths must then be absolute URLs.
@@ -54,18 +60,49 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
     private let current: Mutex<Session>
     /// Builds every request.
     public let requestSerializer: RequestSerializerType
-    /// Validates and parses every response.
+    /// Validates and parses every response whose call names no serializer of its own.
     public let responseSerializer: ResponseSerializerType
 
-    /// Creates a client.
+    /// Creates a client with a session of its own.
     /// - Parameters:
     ///   - baseURL: the base URL text, or nil.
     ///   - configuration: the session's configuration.
     ///   - requestSerializer: builds requests (form, JSON, property list).
-    ///   - responseSerializer: validates and parses responses.
+    ///   - responseSerializer: validates and parses responses, unless a call names its own.
     /// - Throws: `HTTPClientError` (`.invalidBaseURL`, `.pinningWithoutTLS`).
-    public init(baseURL: String?, configuration: SessionConfiguration = SessionConfiguration(),
-                requestSerializer: RequestSerializerType, responseSerializer: ResponseSerializerType) throws(HTTPClientError) {
+    public convenience init(baseURL: String?, configuration: SessionConfiguration = SessionConfiguration(),
+                            requestSerializer: RequestSerializerType, responseSerializer: ResponseSerializerType) throws(HTTPClientError) {
+        // Checked before the session exists: a refused client leaves nothing running.
+        let base = try HTTPClient.base(baseURL, securityPolicy: configuration.securityPolicy)
+        self.init(base: base, session: Session(configuration: configuration),
+                  requestSerializer: requestSerializer, responseSerializer: responseSerializer)
+    }
+
+    /// Creates a client on a session it shares (AFNetworking's managers each own one; here any
+    /// number of clients — other base URLs, other serializers — can run on one session and its
+    /// connection pool, so two clients of one host reuse each other's connections).
+    /// - Parameters:
+    ///   - baseURL: the base URL text, or nil.
+    ///   - session: the session that runs the tasks (its configuration applies, security policy
+    ///     included).
+    ///   - requestSerializer: builds requests (form, JSON, property list).
+    ///   - responseSerializer: validates and parses responses, unless a call names its own.
+    /// - Throws: `HTTPClientError` (`.invalidBaseURL`, `.pinningWithoutTLS`).
+    public convenience init(baseURL: String?, session: Session,
+                            requestSerializer: RequestSerializerType, responseSerializer: ResponseSerializerType) throws(HTTPClientError) {
+        let base = try HTTPClient.base(baseURL, securityPolicy: session.configuration.securityPolicy)
+        self.init(base: base, session: session, requestSerializer: requestSerializer, responseSerializer: responseSerializer)
+    }
+
+    private init(base: URI?, session: Session, requestSerializer: RequestSerializerType, responseSerializer: ResponseSerializerType) {
+        self.baseURL = base
+        current = Mutex(session)
+        self.requestSerializer = requestSerializer
+        self.responseSerializer = responseSerializer
+    }
+
+    /// The base URL with AFNetworking's trailing "/", after the checks of both initializers.
+    private static func base(_ baseURL: String?, securityPolicy: SecurityPolicy?) throws(HTTPClientError) -> URI? {
         var base: URI?
         if let baseURL {
             guard var parsed = try? URI(parsing: baseURL), parsed.isHTTP, parsed.host != nil else {
@@ -76,21 +113,19 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
             }
             base = parsed
         }
-        if let policy = configuration.securityPolicy, policy.pinningMode != .none || !policy.pinnedPublicKeys.isEmpty,
+        if let policy = securityPolicy, policy.pinningMode != .none || !policy.pinnedPublicKeys.isEmpty,
            base?.scheme != "https" {
             throw HTTPClientError(code: .pinningWithoutTLS, message: "a pinning security policy needs an https base URL")
         }
-        self.baseURL = base
-        current = Mutex(Session(configuration: configuration))
-        self.requestSerializer = requestSerializer
-        self.responseSerializer = responseSerializer
+        return base
     }
 
     /// Invalidates the client's session (AFURLSessionManager's
     /// `invalidateSessionCancelingTasks:resetSession:`), and with `resetSession` puts a fresh
     /// session with the same configuration in its place at once: calls made from then on run on
     /// the new session (and its own connection pool) while the old one finishes or cancels its
-    /// tasks. Without it, later calls fail with `.invalidated`.
+    /// tasks. Without it, later calls fail with `.invalidated`. A session shared with other
+    /// clients is invalidated for them too; the fresh one is this client's alone.
     /// - Parameters:
     ///   - cancelingTasks: cancel the running tasks (they complete with `.cancelled`) rather than
     ///     let them finish.
@@ -134,10 +169,13 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
     ///   - path: relative to the base URL.
     ///   - parameters: the parameters, or nil.
     ///   - headers: per-request fields (they replace the serializer's defaults of the same name).
+    ///   - serializer: validates and parses this response (the client's own is only the default).
     /// - Returns: the task, not resumed.
     /// - Throws: `SessionError` (`.invalidURL`, `.invalidRequest` with the serializer's reason).
-    public func dataTask(_ method: HTTPMethod, _ path: String, parameters: RequestSerializerType.Parameters? = nil,
-                         headers: HTTPHeaders = HTTPHeaders()) throws(SessionError) -> DataTask<ResponseSerializerType.Value> {
+    public func dataTask<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod, _ path: String, parameters: RequestSerializerType.Parameters? = nil,
+        headers: HTTPHeaders = HTTPHeaders(), serializer: Serializer
+    ) throws(SessionError) -> DataTask<Serializer.Value> {
         let uri = try url(for: path)
         let request: HTTPRequest
         do {
@@ -145,7 +183,38 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
         } catch {
             throw SessionError.requestSerialization(error, "the request cannot be serialized", url: uri.redactedDescription)
         }
-        return session.dataTask(with: request, serializer: responseSerializer)
+        return session.dataTask(with: request, serializer: serializer)
+    }
+
+    /// `dataTask(_:_:parameters:headers:serializer:)` with the client's response serializer.
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - path: relative to the base URL.
+    ///   - parameters: the parameters, or nil.
+    ///   - headers: per-request fields.
+    /// - Returns: the task, not resumed.
+    /// - Throws: `SessionError`.
+    public func dataTask(_ method: HTTPMethod, _ path: String, parameters: RequestSerializerType.Parameters? = nil,
+                         headers: HTTPHeaders = HTTPHeaders()) throws(SessionError) -> DataTask<ResponseSerializerType.Value> {
+        try dataTask(method, path, parameters: parameters, headers: headers, serializer: responseSerializer)
+    }
+
+    /// Runs `method` on `path` and returns the value `serializer` made with the response head.
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - path: relative to the base URL.
+    ///   - parameters: the parameters, or nil.
+    ///   - headers: per-request fields.
+    ///   - serializer: validates and parses this response.
+    /// - Returns: the value and the response head.
+    /// - Throws: `SessionError`.
+    public func send<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod, _ path: String, parameters: RequestSerializerType.Parameters? = nil,
+        headers: HTTPHeaders = HTTPHeaders(), serializer: Serializer
+    ) async throws(SessionError) -> (value: Serializer.Value, response: HTTPResponseHead) {
+        let task = try dataTask(method, path, parameters: parameters, headers: headers, serializer: serializer)
+        task.resume()
+        return try await HTTPClient.unwrap(await task.response())
     }
 
     /// Runs `method` on `path` and returns the serialized value with the response head.
@@ -158,13 +227,42 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
     /// - Throws: `SessionError`.
     public func send(_ method: HTTPMethod, _ path: String, parameters: RequestSerializerType.Parameters? = nil,
                      headers: HTTPHeaders = HTTPHeaders()) async throws(SessionError) -> (value: ResponseSerializerType.Value, response: HTTPResponseHead) {
-        let task = try dataTask(method, path, parameters: parameters, headers: headers)
-        task.resume()
-        return try await HTTPClient.unwrap(await task.response())
+        try await send(method, path, parameters: parameters, headers: headers, serializer: responseSerializer)
     }
 
     /// Runs `method` on `path` and calls `completion` on `executor` (AFNetworking's success and
     /// failure blocks in one `Result`). A serializer failure is reported the same way.
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - path: relative to the base URL.
+    ///   - parameters: the parameters, or nil.
+    ///   - headers: per-request fields.
+    ///   - serializer: validates and parses this response.
+    ///   - executor: where `completion` runs.
+    ///   - completion: called once with the value and head, or the error.
+    /// - Returns: the running task, or nil when the request could not be built.
+    @discardableResult
+    public func send<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod, _ path: String, parameters: RequestSerializerType.Parameters? = nil,
+        headers: HTTPHeaders = HTTPHeaders(), serializer: Serializer, on executor: CallbackExecutor,
+        completion: @escaping @Sendable (Result<(value: Serializer.Value, response: HTTPResponseHead), SessionError>) -> Void
+    ) -> DataTask<Serializer.Value>? {
+        let task: DataTask<Serializer.Value>
+        do {
+            task = try dataTask(method, path, parameters: parameters, headers: headers, serializer: serializer)
+        } catch {
+            executor.run { completion(.failure(error)) }
+            return nil
+        }
+        task.onCompletion(on: executor) { response in
+            do throws(SessionError) { completion(.success(try HTTPClient.unwrap(response))) } catch { completion(.failure(error)) }
+        }
+        task.resume()
+        return task
+    }
+
+    /// `send(_:_:parameters:headers:serializer:on:completion:)` with the client's response
+    /// serializer.
     /// - Parameters:
     ///   - method: the method.
     ///   - path: relative to the base URL.
@@ -178,35 +276,23 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
                      headers: HTTPHeaders = HTTPHeaders(), on executor: CallbackExecutor,
                      completion: @escaping @Sendable (Result<(value: ResponseSerializerType.Value, response: HTTPResponseHead), SessionError>) -> Void)
         -> DataTask<ResponseSerializerType.Value>? {
-        let task: DataTask<ResponseSerializerType.Value>
-        do {
-            task = try dataTask(method, path, parameters: parameters, headers: headers)
-        } catch {
-            executor.run { completion(.failure(error)) }
-            return nil
-        }
-        task.onCompletion(on: executor) { response in
-            do throws(SessionError) { completion(.success(try HTTPClient.unwrap(response))) } catch { completion(.failure(error)) }
-        }
-        task.resume()
-        return task
+        send(method, path, parameters: parameters, headers: headers, serializer: responseSerializer, on: executor, completion: completion)
     }
 
-    static func unwrap(_ response: TaskResponse<ResponseSerializerType.Value>) throws(SessionError) -> (value: ResponseSerializerType.Value, response: HTTPResponseHead) {
+    static func unwrap<Value>(_ response: TaskResponse<Value>) throws(SessionError) -> (value: Value, response: HTTPResponseHead) {
         let value = try response.result.get()
         guard let head = response.head else { throw SessionError(.connection, "no response") }
         return (value, head)
     }
 
-    // MARK: Verbs
-
-    /// GET (parameters in the query).
-    public func get(_ path: String, parameters: RequestSerializerType.Parameters? = nil, headers: HTTPHeaders = HTTPHeaders())
-        async throws(SessionError) -> (value: ResponseSerializerType.Value, response: HTTPResponseHead) {
-        try await send(.get, path, parameters: parameters, headers: headers)
-    }
-
-    /// HEAD (parameters in the query); the value is what the serializer makes of an empty body.
+    /// HEAD (parameters in the query): the response head only; the body a HEAD cannot have is not
+    /// judged, but the status is (a 404 throws, as for the other verbs).
+    /// - Parameters:
+    ///   - path: relative to the base URL.
+    ///   - parameters: the parameters, or nil.
+    ///   - headers: per-request fields.
+    /// - Returns: the response head.
+    /// - Throws: `SessionError`.
     public func head(_ path: String, parameters: RequestSerializerType.Parameters? = nil, headers: HTTPHeaders = HTTPHeaders())
         async throws(SessionError) -> HTTPResponseHead {
         let task = try dataTask(.head, path, parameters: parameters, headers: headers)
@@ -216,61 +302,6 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
         if case .failure(let error) = response.result, error.serializationError?.hasCode(.unacceptableStatusCode) == true { throw error }
         guard let head = response.head else { throw SessionError(.connection, "no response") }
         return head
-    }
-
-    /// POST (parameters in the body).
-    public func post(_ path: String, parameters: RequestSerializerType.Parameters? = nil, headers: HTTPHeaders = HTTPHeaders())
-        async throws(SessionError) -> (value: ResponseSerializerType.Value, response: HTTPResponseHead) {
-        try await send(.post, path, parameters: parameters, headers: headers)
-    }
-
-    /// PUT (parameters in the body).
-    public func put(_ path: String, parameters: RequestSerializerType.Parameters? = nil, headers: HTTPHeaders = HTTPHeaders())
-        async throws(SessionError) -> (value: ResponseSerializerType.Value, response: HTTPResponseHead) {
-        try await send(.put, path, parameters: parameters, headers: headers)
-    }
-
-    /// PATCH (parameters in the body).
-    public func patch(_ path: String, parameters: RequestSerializerType.Parameters? = nil, headers: HTTPHeaders = HTTPHeaders())
-        async throws(SessionError) -> (value: ResponseSerializerType.Value, response: HTTPResponseHead) {
-        try await send(.patch, path, parameters: parameters, headers: headers)
-    }
-
-    /// DELETE (parameters in the query).
-    public func delete(_ path: String, parameters: RequestSerializerType.Parameters? = nil, headers: HTTPHeaders = HTTPHeaders())
-        async throws(SessionError) -> (value: ResponseSerializerType.Value, response: HTTPResponseHead) {
-        try await send(.delete, path, parameters: parameters, headers: headers)
-    }
-
-    /// A multipart POST: `parameters` become fields first, then `constructingBody` appends parts.
-    /// The body streams with its exact Content-Length; file parts are read as they are sent.
-    /// - Parameters:
-    ///   - path: relative to the base URL.
-    ///   - parameters: fields, or nil.
-    ///   - headers: per-request fields.
-    ///   - uploadProgress: called with upload progress, in order.
-    ///   - constructingBody: appends parts.
-    /// - Returns: the value and the response head.
-    /// - Throws: `SessionError`.
-    public func post(_ path: String, parameters: QueryValue?, headers: HTTPHeaders = HTTPHeaders(),
-                     uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
-                     constructingBody: (inout MultipartForm) throws -> Void)
-        async throws(SessionError) -> (value: ResponseSerializerType.Value, response: HTTPResponseHead) {
-        let uri = try url(for: path)
-        let request: HTTPRequest
-        do {
-            // A fresh boundary for every request, from the kernel's CSPRNG (AFNetworking draws one
-            // from arc4random() for every form).
-            var generator = KernelRandom()
-            request = try requestSerializer.multipartRequest(method: .post, uri: uri, parameters: parameters, headers: headers,
-                                                             using: &generator, constructingBody: constructingBody)
-        } catch {
-            throw SessionError.requestSerialization(error, "the multipart request cannot be built", url: uri.redactedDescription)
-        }
-        let task = session.dataTask(with: request, serializer: responseSerializer)
-        if let uploadProgress { task.setProgressHandler(upload: uploadProgress, download: nil) }
-        task.resume()
-        return try HTTPClient.unwrap(await task.response())
     }
 }
 
@@ -282,6 +313,16 @@ extension HTTPClient where RequestSerializerType == FormRequestSerializer, Respo
     /// - Throws: `HTTPClientError`.
     public convenience init(baseURL: String?, configuration: SessionConfiguration = SessionConfiguration()) throws(HTTPClientError) {
         try self.init(baseURL: baseURL, configuration: configuration, requestSerializer: FormRequestSerializer(),
+                      responseSerializer: JSONResponseSerializer())
+    }
+
+    /// A client with AFHTTPSessionManager's defaults on a session it shares with other clients.
+    /// - Parameters:
+    ///   - baseURL: the base URL text, or nil.
+    ///   - session: the session (and connection pool) to run on.
+    /// - Throws: `HTTPClientError`.
+    public convenience init(baseURL: String?, session: Session) throws(HTTPClientError) {
+        try self.init(baseURL: baseURL, session: session, requestSerializer: FormRequestSerializer(),
                       responseSerializer: JSONResponseSerializer())
     }
 }

@@ -5,6 +5,7 @@
 // of design §9, `afNetworkingCode` the NSURLError numbers AFNetworking users know.
 
 import CourierCompression
+import CourierHTTP1
 import CourierMultipart
 
 /// An error from a session task.
@@ -70,6 +71,10 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         public static let invalidProxy = Code(rawValue: "invalidProxy")
         /// The proxy URL names a scheme other than http (curl exit 7, "Unsupported proxy scheme").
         public static let unsupportedProxyScheme = Code(rawValue: "unsupportedProxyScheme")
+        /// The request could not go to the origin (`only-if-cached`, `.returnCacheDataDontLoad`)
+        /// and the cache held nothing usable: RFC 9111 §5.2.1.7's 504 (Gateway Timeout) as an
+        /// error (NSURLErrorResourceUnavailable, -1008).
+        public static let cacheMiss = Code(rawValue: "cacheMiss")
     }
 
     /// What went wrong.
@@ -116,6 +121,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public static func connection(_ error: ConnectionError, url: String?) -> SessionError {
         var result = SessionError(error.code == .cancelled ? .cancelled : .connection, error.message, url: url)
         result.connectionError = error
+        result.underlying = error.underlying
         return result
     }
 
@@ -203,6 +209,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .fileWriteFailed: return -3003
         case .invalidDestination: return -3000
         case .fileReadFailed: return -1022
+        case .cacheMiss: return -1008
         default: return nil
         }
     }

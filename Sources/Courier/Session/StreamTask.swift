@@ -4,6 +4,7 @@
 // one slice. A consumer that stops iterating (its iterator is released) cancels the transfer.
 
 import CourierBytes
+import CourierURL
 import Synchronization
 
 /// A rendezvous channel between the transfer (producer) and the body's iterator (consumer).
