@@ -125,8 +125,14 @@ public enum ByteVectors {
     /// two folded halves transposed together in one 16-byte register (the delta swaps are 64-bit
     /// lane shifts), which costs about two thirds of two separate calls.
     /// - Parameters:
-    ///   - a0, a1, a2, a3: the first block's masks (bytes 0–15, 16–31, 32–47, 48–63).
-    ///   - b0, b1, b2, b3: the second block's masks.
+    ///   - a0: the first block's mask of bytes 0–15.
+    ///   - a1: the first block's mask of bytes 16–31.
+    ///   - a2: the first block's mask of bytes 32–47.
+    ///   - a3: the first block's mask of bytes 48–63.
+    ///   - b0: the second block's mask of bytes 0–15.
+    ///   - b1: the second block's mask of bytes 16–31.
+    ///   - b2: the second block's mask of bytes 32–47.
+    ///   - b3: the second block's mask of bytes 48–63.
     /// - Returns: the two masks, byte 0 in bit 0.
     @inlinable @inline(__always)
     public static func bitmasks(_ a0: ByteVectorMask, _ a1: ByteVectorMask, _ a2: ByteVectorMask, _ a3: ByteVectorMask,

@@ -13,10 +13,10 @@
 // The calendar arithmetic is the days-from-civil algorithm of Howard Hinnant's "chrono-compatible
 // low-level date algorithms" (eras of 400 years, exact in integers).
 
-/// A point in time: whole seconds since the Unix epoch (1970-01-01T00:00:00Z, leap seconds not
-/// counted) plus nanoseconds.
 import CourierBytes
 
+/// A point in time: whole seconds since the Unix epoch (1970-01-01T00:00:00Z, leap seconds not
+/// counted) plus nanoseconds.
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Whole seconds since 1970-01-01T00:00:00Z (negative before it).
     public var seconds: Int64

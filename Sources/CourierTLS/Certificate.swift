@@ -82,7 +82,14 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// The subject name.
     public var description: String { "Certificate(\(subjectName))" }
 
+    /// Equal when the DER encodings are equal byte for byte (two parses of one certificate).
+    /// - Parameters:
+    ///   - lhs: a certificate.
+    ///   - rhs: another.
+    /// - Returns: whether they are the same certificate.
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.derBytes == rhs.derBytes }
+    /// Hashes the DER encoding, as `==` compares it.
+    /// - Parameter hasher: the hasher.
     public func hash(into hasher: inout Hasher) { hasher.combine(derBytes) }
 }
 

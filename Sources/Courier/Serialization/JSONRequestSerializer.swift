@@ -51,7 +51,7 @@ public struct JSONRequestSerializer: RequestSerializer {
     /// - Parameters:
     ///   - method: the method.
     ///   - uri: the target.
-    ///   - encoding: the value.
+    ///   - value: the value.
     ///   - encoder: the encoder (its output formatting is used as given).
     ///   - headers: per-request fields.
     /// - Returns: the request.
