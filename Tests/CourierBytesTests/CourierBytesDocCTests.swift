@@ -1,6 +1,6 @@
-// Sources/CourierBytes/CourierBytes.docc/CourierBytes.md, compiled: each block between `// doc: Sources/CourierBytes/CourierBytes.docc/CourierBytes.md N` and `// end doc` is the
-// catalog page's Nth swift block, line for line (scripts/check-doc-examples compares them).
-// The block runs: it needs no network.
+// The CourierBytes catalog's landing page (Sources/CourierBytes/CourierBytes.docc/CourierBytes.md),
+// compiled and run: the block between `// doc: FILE N` and `// end doc` is the page's Nth swift
+// block, line for line (scripts/check-doc-examples); what follows it checks what its comments say.
 
 import CourierBytes
 import Testing
@@ -17,5 +17,6 @@ import Testing
         buffer.writeString("more")
         print(buffer.readableString)                         // "42\r\nmore"
         // end doc
+        #expect(name.readableString == "Content-Length" && buffer.readableString == "42\r\nmore")
     }
 }

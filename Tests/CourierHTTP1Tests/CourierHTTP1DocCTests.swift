@@ -1,6 +1,6 @@
-// Sources/CourierHTTP1/CourierHTTP1.docc/CourierHTTP1.md, compiled: each block between `// doc: Sources/CourierHTTP1/CourierHTTP1.docc/CourierHTTP1.md N` and `// end doc` is the
-// catalog page's Nth swift block, line for line (scripts/check-doc-examples compares them).
-// The block runs: it needs no network.
+// The CourierHTTP1 catalog's landing page (Sources/CourierHTTP1/CourierHTTP1.docc/CourierHTTP1.md),
+// compiled and run: the block between `// doc: FILE N` and `// end doc` is the page's Nth swift
+// block, line for line (scripts/check-doc-examples); what follows it checks what its comments say.
 
 import CourierBytes
 import CourierHTTP1
@@ -22,5 +22,8 @@ import Testing
                                             headers: HTTPHeaders([("Accept", "*/*")]), body: .none, into: &request)
         print(request.readableString)   // GET / HTTP/1.1, Host: example.com, Accept: */*
         // end doc
+        guard case .complete(let again, 64) = try ResponseHeadParser().parse(bytes) else { Issue.record("incomplete"); return }
+        #expect(again.status == 200 && again.headers.firstString("content-type") == "text/plain")
+        #expect(request.readableString == "GET / HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n")
     }
 }

@@ -1,6 +1,6 @@
-// Sources/CourierJSON/CourierJSON.docc/CourierJSON.md, compiled: each block between `// doc: Sources/CourierJSON/CourierJSON.docc/CourierJSON.md N` and `// end doc` is the
-// catalog page's Nth swift block, line for line (scripts/check-doc-examples compares them).
-// The block runs: it needs no network.
+// The CourierJSON catalog's landing page (Sources/CourierJSON/CourierJSON.docc/CourierJSON.md),
+// compiled and run: the block between `// doc: FILE N` and `// end doc` is the page's Nth swift
+// block, line for line (scripts/check-doc-examples); what follows it checks what its comments say.
 
 import CourierJSON
 import Testing
@@ -19,5 +19,7 @@ import Testing
         let clean = try JSONNullSanitizer().sanitize(Array(#"{"a":1,"b":null}"#.utf8))
         print(String(decoding: clean, as: UTF8.self))                                       // {"a":1}
         // end doc
+        #expect(value["id"]?.numberValue?.int64 == 7 && value["tags"]?[1]?.stringValue == "b")
+        #expect(item.tags == ["a"] && String(decoding: clean, as: UTF8.self) == #"{"a":1}"#)
     }
 }

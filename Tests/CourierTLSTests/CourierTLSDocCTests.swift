@@ -1,6 +1,6 @@
-// Sources/CourierTLS/CourierTLS.docc/CourierTLS.md, compiled: each block between `// doc: Sources/CourierTLS/CourierTLS.docc/CourierTLS.md N` and `// end doc` is the
-// catalog page's Nth swift block, line for line (scripts/check-doc-examples compares them).
-// The block runs: it needs no network.
+// The CourierTLS catalog's landing page (Sources/CourierTLS/CourierTLS.docc/CourierTLS.md),
+// compiled and run: the block between `// doc: FILE N` and `// end doc` is the page's Nth swift
+// block, line for line (scripts/check-doc-examples); what follows it checks what it builds.
 
 import CourierTLS
 import Testing
@@ -18,5 +18,6 @@ import Testing
         policy.pinnedPublicKeys = try PublicKeyPin.parseHashes("sha256//r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=")
         print(policy.requiredVerification, configuration.minimumVersion)
         // end doc
+        #expect(policy.pinnedPublicKeys.count == 1 && configuration.minimumVersion == .v1_3)
     }
 }
