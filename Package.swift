@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "CourierPool", targets: ["CourierPool"]),
         .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
+        .library(name: "CourierCache", targets: ["CourierCache"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierCompression", targets: ["CourierCompression"]),
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
@@ -59,6 +60,10 @@ let package = Package(
         // The cookie store (RFC 6265, layered-cookies), Set-Cookie, cookie dates, public suffixes,
         // the Netscape cookie file: pure; CookieJar in Courier is its thread-safe shell.
         .target(name: "CourierCookies", dependencies: ["CourierBytes", "CourierURL"], swiftSettings: strict),
+        // The private HTTP cache's rules (RFC 9111): Cache-Control, HTTP dates, freshness and age,
+        // Vary matching, 304 updates, the LRU index and the entry format: pure; HTTPCache in
+        // Courier is its I/O shell (memory and disk tiers, docs/cache.md).
+        .target(name: "CourierCache", dependencies: ["CourierBytes", "CourierHTTP1"], swiftSettings: strict),
 
         // The system OpenSSL, imported only by CourierTLS (design §7).
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
@@ -80,7 +85,8 @@ let package = Package(
         // The public client: the low-level connection API (Connection/) and AFNetworking's request
         // and response serializers (Serialization/); the session joins later.
         .target(name: "Courier", dependencies: ["CourierBytes", "CourierURL", "CourierHTTP1", "CourierJSON", "CourierMultipart",
-                                                "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression", "CourierCookies"],
+                                                "CourierPosix", "CourierTLS", "CourierPool", "CourierCompression", "CourierCookies",
+                                                "CourierCache"],
                 swiftSettings: strict),
 
         // Trait HTTPTypes: Courier's requests, responses and fields as swift-http-types' values.
@@ -137,6 +143,10 @@ let package = Package(
         // Go's cookiejar tables, the http-state parser and date cases, test_psl.txt, file format.
         .testTarget(name: "CourierCookiesTests", dependencies: ["CourierCookies", "CourierURL", "CourierHTTP1", "CourierBytes", "CourierTestSupport"],
                     swiftSettings: strict),
+        // The cache's pure rules, and http-tests/cache-tests' suites run against a Session.
+        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCache", "CourierHTTP1", "Courier", "CourierLoopbackServer",
+                                                           "CourierPosix", "CourierTestSupport", "CourierURL", "CourierBytes"],
+                    exclude: ["CacheTests"], swiftSettings: strict),
         .testTarget(name: "CourierMultipartTests", dependencies: ["CourierMultipart", "CourierTestSupport"],
                     swiftSettings: strict),
         // The PEM files are embedded in TestCertificates.swift by Certificates/generate.sh.

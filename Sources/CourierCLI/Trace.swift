@@ -26,6 +26,8 @@ enum Trace {
             return "* Issue another request to this URL: '\(to.redactedDescription)' (\(status))\n"
         case .retry:
             return ""  // curl's warning line, printed by the observer unless -s
+        case .cache:
+            return ""  // the CLI has no cache (curl has none)
         case .cookieStored(let cookie, let replaced):
             // curl's line: the domain without a leading dot, the expiry in Unix seconds (0: a
             // session cookie).

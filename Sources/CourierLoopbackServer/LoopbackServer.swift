@@ -28,7 +28,8 @@ public final class LoopbackServer: Sendable {
         public var tls: TLSServerConfiguration?
         /// The port to bind on 127.0.0.1; 0 picks a free one (read it back from `port`).
         public var port: UInt16
-        /// Scripted routes by exact path (the target up to "?"); they take precedence over the
+        /// Scripted routes by exact path (the target up to "?"), or by prefix as "/prefix/*" (every
+        /// path under /prefix/ without a script of its own); they take precedence over the
         /// built-in routes.
         public var scripts: [String: LoopbackScript]
         /// When true, accepted connections are held open and never read from or written to: a

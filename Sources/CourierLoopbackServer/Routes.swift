@@ -96,6 +96,12 @@ struct RequestContext {
             query = target[target.index(after: q)...]
         }
         if let script = scripts[String(path)] { return .script(script) }
+        // "/prefix/*" answers every path under /prefix/ that has no script of its own.
+        var prefix = path
+        while let slash = prefix.lastIndex(of: "/") {
+            prefix = prefix[..<slash]
+            if let script = scripts[String(prefix) + "/*"] { return .script(script) }
+        }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         let isGet = method == "GET" || method == "HEAD"
         guard parts.count >= 2, parts[0].isEmpty else { return .notFound }

@@ -4,6 +4,7 @@
 // the HTTP/1.1 encoder validates once more before it writes a byte (design §6).
 
 import CourierBytes
+import CourierCache
 import CourierHTTP1
 import CourierMultipart
 import CourierURL
@@ -70,6 +71,11 @@ public struct HTTPRequest: Sendable {
     /// `SessionConfiguration.expectContinue` (nil: the session's; `.never` removes the
     /// expectation from this request).
     public var expectContinue: ExpectContinuePolicy? = nil
+    /// How the session's `HTTPCache` answers this request (NSURLRequest's `cachePolicy`):
+    /// `.useProtocolCachePolicy` (the default), `.reloadIgnoringCacheData`,
+    /// `.returnCacheDataElseLoad`, `.returnCacheDataDontLoad` (a miss fails with `.cacheMiss`).
+    /// Without a cache, every policy loads (and `.returnCacheDataDontLoad` fails).
+    public var cachePolicy: CachePolicy = .useProtocolCachePolicy
 
     /// What goes after the method in the request line.
     public var effectiveRequestTarget: String { requestTarget ?? uri.requestTarget }

@@ -131,6 +131,9 @@ public struct SessionConfiguration: Sendable {
     /// backoff, `Retry-After`, a per-host budget. Default nil: no retries (the pool's one-time
     /// resend of a request that met a dead reused connection happens anyway).
     public var retryPolicy: RetryPolicy? = nil
+    /// The private HTTP cache (RFC 9111; memory and disk tiers, docs/cache.md); nil (the
+    /// default): nothing is cached. Sessions given the same `HTTPCache` share its entries.
+    public var cache: HTTPCache? = nil
 
     /// The defaults.
     public init() {}

@@ -31,7 +31,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
             .tooManyRedirects, .redirectLoop, .redirectRefused, .badContentEncoding, .decodedSizeExceeded,
             .fileTooLarge, .bodyTooLarge, .resumeMismatch, .rangeNotSatisfiable, .fileWriteFailed,
             .invalidDestination, .fileReadFailed, .connection, .serialization, .invalidated,
-            .responseHeadsTooLarge, .conflictingLocations, .invalidProxy, .unsupportedProxyScheme
+            .responseHeadsTooLarge, .conflictingLocations, .invalidProxy, .unsupportedProxyScheme, .cacheMiss
         ]
 
         /// The code's name.
@@ -89,6 +89,10 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         public static let invalidProxy = Code("invalidProxy")
         /// The proxy URL names a scheme other than http (curl exit 7, "Unsupported proxy scheme").
         public static let unsupportedProxyScheme = Code("unsupportedProxyScheme")
+        /// The request could not go to the origin (`only-if-cached`, `.returnCacheDataDontLoad`)
+        /// and the cache held nothing usable: RFC 9111 §5.2.1.7's 504 (Gateway Timeout) as an
+        /// error (NSURLErrorResourceUnavailable, -1008).
+        public static let cacheMiss = Code("cacheMiss")
     }
 
     /// What went wrong.
@@ -222,6 +226,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .fileWriteFailed: return -3003
         case .invalidDestination: return -3000
         case .fileReadFailed: return -1022
+        case .cacheMiss: return -1008
         default: return nil
         }
     }

@@ -93,6 +93,32 @@ public enum TaskEvent: Sendable {
     /// retry) starts after `delay`; `retriesLeft` more may follow (curl's "Will retry in N
     /// seconds. M retries left.").
     case retry(attempt: Int, reason: RetryReason, delay: Duration, retriesLeft: Int)
+    /// What the session's HTTP cache did for the request: served it (`hit`), found nothing
+    /// usable (`miss`), had it confirmed by a 304 (`revalidated`), or stored the response
+    /// (`stored`, after its body ended) — docs/cache.md.
+    case cache(CacheEvent)
+}
+
+/// What the HTTP cache did for a request (`TaskEvent.cache`, `TaskMetrics.cacheEvents`).
+public enum CacheEvent: Sendable, Hashable, CustomStringConvertible {
+    /// Served from the cache without contacting the origin.
+    case hit
+    /// Nothing stored could be used: the request went to the origin (or failed offline).
+    case miss
+    /// A stored response was validated: the origin answered 304 and the stored body was served.
+    case revalidated
+    /// The response was stored.
+    case stored
+
+    /// "hit", "miss", "revalidated", "stored".
+    public var description: String {
+        switch self {
+        case .hit: return "hit"
+        case .miss: return "miss"
+        case .revalidated: return "revalidated"
+        case .stored: return "stored"
+        }
+    }
 }
 
 /// Where callbacks run (AFNetworking's completion queue): a function that runs a job.

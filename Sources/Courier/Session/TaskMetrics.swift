@@ -11,6 +11,9 @@ public struct TaskMetrics: Sendable {
     public var redirectCount: Int = 0
     /// Attempts the retry policy started after the first (curl `num_retries`).
     public var retryCount: Int = 0
+    /// What the HTTP cache did, in order (e.g. `[.miss, .stored]`, `[.hit]`,
+    /// `[.revalidated]`); empty without a cache.
+    public var cacheEvents: [CacheEvent] = []
     /// The status of the last proxy reply to a CONNECT this task's connections were opened with
     /// (curl's `%{http_connect}`); nil when no tunnel was opened for the task.
     public var proxyConnectStatus: Int? = nil

@@ -192,6 +192,8 @@ struct Transfer: Sendable {
         // A 417 answered this request's Expect: 100-continue: it is sent once more without it.
         var expectationRefused = false
         var proxyAnswered = false
+        // A 304 that did not select the stored response: the request goes again without conditions.
+        var cacheUnconditional = false
         while true {
             try checkCancelled(request)
             var origin = try RequestPreparation.origin(of: request.uri)
@@ -209,6 +211,12 @@ struct Transfer: Sendable {
             // Cookies are computed for each hop's URL (redirects, 401 retries): `request` stays
             // without the jar's cookies, `sent` carries them.
             var sent = RequestPreparation.addingCookies(to: request, from: configuration.cookieJar)
+            // The cache sits between the cookies and the proxy (issue 13's order).
+            var cacheContext: CacheContext?
+            switch try await consultCache(sent, request: request, sink: sink, unconditional: cacheUnconditional) {
+            case .served(let outcome): return outcome
+            case .proceed(let next, let context): (sent, cacheContext) = (next, context)
+            }
             sent = RequestPreparation.routing(sent, through: route, answering407: proxyAnswered)
             let length = try await RequestPreparation.bodyLength(sent)
             let (asking, expectTimeout) = RequestPreparation.addingExpectation(to: sent, length: length, configuration: configuration,
@@ -217,10 +225,12 @@ struct Transfer: Sendable {
             let step = try await exchange(asking, callerRequest: request, origin: origin, length: length, encoded: encoded,
                                           expectTimeout: expectTimeout, sink: sink, redirectsSoFar: redirects,
                                           authentication: authentication, mayResendWithoutExpect: !expectationRefused,
-                                          mayAnswer407: !proxyAnswered)
+                                          mayAnswer407: !proxyAnswered, cache: cacheContext)
             switch step {
             case .final(let outcome):
                 return outcome
+            case .resendUnconditional:
+                cacheUnconditional = true
             case .proxyAuthenticate:
                 // Answered once: a second 407 is the task's response.
                 proxyAnswered = true
@@ -271,6 +281,8 @@ struct Transfer: Sendable {
         case resendWithoutExpectation
         /// A proxy's 407 asking for Basic, to answer with the proxy's credentials.
         case proxyAuthenticate
+        /// A 304 to the cache's validation that does not select the stored response.
+        case resendUnconditional
     }
 
     /// What the task has answered 401s with so far.
@@ -299,7 +311,7 @@ struct Transfer: Sendable {
     private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
-                          mayAnswer407: Bool) async throws(SessionError) -> Step {
+                          mayAnswer407: Bool, cache: CacheContext?) async throws(SessionError) -> Step {
         let url = request.uri.redactedDescription
         let begun = Flag()
         do {
@@ -307,7 +319,7 @@ struct Transfer: Sendable {
                 try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
                                         expectTimeout: expectTimeout, sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
                                         authentication: authentication, mayResendWithoutExpect: mayResendWithoutExpect,
-                                        answering407: mayAnswer407 ? origin.proxy : nil)
+                                        answering407: mayAnswer407 ? origin.proxy : nil, cache: cache)
             }
         } catch {
             if let refused = error as? ConnectionError, refused.code == .proxyTunnelFailed {
@@ -360,7 +372,7 @@ struct Transfer: Sendable {
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
-                          answering407 route: ProxyRoute?) async throws -> Step {
+                          answering407 route: ProxyRoute?, cache: CacheContext?) async throws -> Step {
         let reused = connection.requestCount > 0
         let remote = connection.remoteAddress.map { "\($0)" }
         // Through a proxy the TCP peer is the proxy: -v names it, as curl does.
@@ -435,6 +447,16 @@ struct Transfer: Sendable {
             }
         }
 
+        if let cache { await invalidateIfUnsafe(cache, request: request, status: response.status, headers: response.headers) }
+        if response.status == 304, let cache, let variant = cache.validating {
+            try await drain(response.body, connection: connection)
+            metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+            // The stored body goes to the sink: from here a failure has begun it.
+            begun.set()
+            guard let outcome = try await answerNotModified(cache, variant: variant, headers: response.headers, request: request,
+                                                            sink: sink) else { return .resendUnconditional }
+            return .final(outcome)
+        }
         if response.status == 407, let route, !route.tunnel, route.server.credential != nil,
            !request.headers.contains(name: "Proxy-Authorization"), RequestPreparation.asksForBasic(response.headers) {
             try await drain(response.body, connection: connection)
@@ -496,7 +518,12 @@ struct Transfer: Sendable {
             }
         }
 
-        try await receiveBody(response, head: head, info: info, request: request, sink: sink, begun: begun, connection: connection)
+        if let cache, let writer = await cachingWriter(cache, request: request, info: info) {
+            let caching = CachingSink(inner: sink, writer: writer, stored: { self.recordCache(.stored) })
+            try await receiveBody(response, head: head, info: info, request: request, sink: caching, begun: begun, connection: connection)
+        } else {
+            try await receiveBody(response, head: head, info: info, request: request, sink: sink, begun: begun, connection: connection)
+        }
         metrics.updateTransaction { $0.completed = self.metrics.elapsed }
         return .final(TransferOutcome(head: head, info: info, request: request))
     }
