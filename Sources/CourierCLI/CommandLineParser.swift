@@ -70,15 +70,27 @@ struct OptionSpec<Key: Hashable & Sendable>: Sendable {
     }
 }
 
-/// A usage error: curl's wording, exit code 2.
+/// A usage error: curl's wording, exit code 2 (26 for a -K file that cannot be read).
 struct UsageError: Error, Sendable, Equatable {
     /// One line, without the `courier: (2) ` prefix.
     let message: String
+    /// What is wrong, without the option (`is unknown`): the words of curl's config warnings.
+    var reason: String
+    /// The exit code.
+    var code: Int32
 
-    static func unknown(_ spelling: String) -> UsageError { UsageError(message: "option \(spelling): is unknown") }
-    static func ambiguous(_ spelling: String) -> UsageError { UsageError(message: "option \(spelling): is ambiguous") }
-    static func requiresParameter(_ spelling: String) -> UsageError { UsageError(message: "option \(spelling): requires parameter") }
-    static func takesNoValue(_ spelling: String) -> UsageError { UsageError(message: "option \(spelling): takes no value") }
+    init(message: String, reason: String? = nil, code: Int32 = 2) {
+        self.message = message
+        self.reason = reason ?? message
+        self.code = code
+    }
+
+    static func unknown(_ spelling: String) -> UsageError { UsageError(message: "option \(spelling): is unknown", reason: "is unknown") }
+    static func ambiguous(_ spelling: String) -> UsageError { UsageError(message: "option \(spelling): is ambiguous", reason: "is ambiguous") }
+    static func requiresParameter(_ spelling: String) -> UsageError {
+        UsageError(message: "option \(spelling): requires parameter", reason: "requires parameter")
+    }
+    static func takesNoValue(_ spelling: String) -> UsageError { UsageError(message: "option \(spelling): takes no value", reason: "takes no value") }
 }
 
 /// One option occurrence as it was given.

@@ -21,12 +21,25 @@ enum CourierMain {
         do {
             groups = try TransferOptions.parse(arguments)
         } catch {
-            printError("courier: (2) \(error.message); try 'courier --help'")
-            ProcessControl.exit(2)
+            printError("courier: (\(error.code)) \(error.message)" + (error.code == 2 ? "; try 'courier --help'" : ""))
+            ProcessControl.exit(error.code)
         }
         let global = groups[0].global
+        for warning in global.configWarnings { StandardStreams.writeError(ConfigFile.wrappedWarning(warning + "\n")) }
         if global.showsHelp {
             try? StandardStreams.writeOutput(TransferOptions.helpText)
+            ProcessControl.exit(0)
+        }
+        if let shell = global.completionShell {
+            guard let script = Completions.script(for: shell) else {
+                printError("courier: (2) --generate-completion-script: bash, zsh or fish, not \"\(printable(shell))\"")
+                ProcessControl.exit(2)
+            }
+            try? StandardStreams.writeOutput(script)
+            ProcessControl.exit(0)
+        }
+        if global.showsManPage {
+            try? StandardStreams.writeOutput(Completions.manPage())
             ProcessControl.exit(0)
         }
         if global.showsVersion {

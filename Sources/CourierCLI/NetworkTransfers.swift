@@ -283,10 +283,14 @@ final class NetworkTransfers: Sendable {
             let schemes: [AuthenticationScheme] = options.digest ? [.digest] : [.digest, .basic]
             c.authenticationSchemes = schemes
             let user = options.user
+            let netrc = options.netrc != nil ? settings.netrc : nil
             c.challengeHandler = { challenge in
                 guard case .httpAuthentication(let response, let url, let failures) = challenge, failures == 0 else { return .performDefaultHandling }
                 let text: String
-                if let user { text = user } else if let userinfo = url.userinfo {
+                if let user { text = user } else if let netrc, case .found(let login, let password?) = netrc.lookup(
+                    host: url.host?.text ?? "", login: url.userinfo.map { String($0.prefix { $0 != ":" }) }) {
+                    text = (login ?? "") + ":" + password  // -n: the host's own entry
+                } else if let userinfo = url.userinfo {
                     text = (try? PercentEncoding.decodeToString(userinfo)) ?? userinfo
                 } else {
                     return .performDefaultHandling
@@ -338,6 +342,12 @@ final class NetworkTransfers: Sendable {
             if options.locationTrusted, crossOrigin, let credentials = previous.headers.first(name: "Authorization"),
                !next.headers.contains(name: "Authorization") {
                 fields.insert(("Authorization", credentials), at: 0)
+            }
+            if let netrc = settings.netrc, crossOrigin, !options.locationTrusted, options.user == nil, !options.defersCredentials,
+               !fields.contains(where: { lowercasedASCII($0.0) == "authorization" }),
+               case .found(let login, let password?) = netrc.lookup(host: next.uri.host?.text ?? "") {
+                // -n: the new host's own entry, never the previous host's credentials (curl).
+                fields.insert(("Authorization", "Basic " + Base64.encode(Array(((login ?? "") + ":" + password).utf8))), at: 0)
             }
             if autoReferer {
                 let referer = previous.uri.removingFragment
@@ -537,6 +547,9 @@ final class NetworkTransfers: Sendable {
         let headerName = options.remoteHeaderName
         let createDirs = options.createDirs
         let removeOnError = options.removeOnError
+        // -i and -I with a file: the heads (redirects' too, with -L) go into the file before the
+        // body, as curl writes them; -D - still writes them to standard output.
+        let headsInFile = options.include || options.headOnly
         let monitor = self.monitor
         let holder = Mutex<DownloadTask?>(nil)
         let refusedStatus = Atomic<Int>(0)
@@ -570,8 +583,14 @@ final class NetworkTransfers: Sendable {
                 refusedStatus.store(head.status, ordering: .releasing)
                 holder.withLock { $0 }?.cancel()
             }
+            var heads: ByteBuffer?
+            if headsInFile {
+                var text = ""
+                for head in observed.heads { text += Trace.headText(head) }
+                heads = ByteBuffer(string: text)
+            }
             return DownloadDestination(path: path, existingFile: policy, createsDirectories: createDirs,
-                                       removesPartialFileOnFailure: removeOnError)
+                                       removesPartialFileOnFailure: removeOnError, leadingBytes: heads)
         }
         let fixedPath: String? = { if case .fixed(let path) = name { return path } else { return nil } }()
         if case .fixed(let path) = name { values.filenameEffective = path }
@@ -616,7 +635,7 @@ final class NetworkTransfers: Sendable {
         let refused = refusedStatus.load(ordering: .acquiring)
         if monitor.refusedScheme != nil { return }
         if refused != 0 { throw fail(for: refused) }
-        if options.include || options.headOnly || options.dumpHeader == "-" {
+        if options.dumpHeader == "-" {
             for head in observed.heads { try await writeStdout(Trace.headText(head)) }
         }
         switch result.result {

@@ -56,6 +56,8 @@ struct RequestTemplate: Sendable {
     var authorizationFixed: Bool
     /// Credentials held back until a 401 asks for them (--anyauth).
     var deferredCredentials: String?
+    /// The .netrc file of -n, --netrc-optional, --netrc-file (set by the runner).
+    var netrc: Netrc? = nil
     /// The default fields in curl's order: User-Agent (nil: none), Accept, Accept-Encoding,
     /// Referer, Accept-Language.
     var userAgent: String?
@@ -346,7 +348,9 @@ struct RequestBuilder {
             fields.append((name, value))
         }
         var authorization = template.authorization
-        if authorization == nil, !template.authorizationFixed, let userinfo = uri.userinfo {
+        if authorization == nil, !template.authorizationFixed, let credentials = try netrcCredentials(for: uri, netrc: template.netrc) {
+            authorization = basicAuthorization(credentials)
+        } else if authorization == nil, !template.authorizationFixed, let userinfo = uri.userinfo {
             // curl: credentials in the URL are sent as Basic, percent-decoded.
             let decoded = (try? PercentEncoding.decodeToString(userinfo)) ?? userinfo
             authorization = basicAuthorization(decoded)

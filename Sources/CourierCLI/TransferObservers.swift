@@ -37,6 +37,7 @@ final class ObservedEvents: Sendable {
     private struct State {
         var heads: [ResponseHeadInfo] = []
         var remoteAddress: String?
+        var connected = false
         var remotePort: UInt16?
         var requestSize: UInt64 = 0
         var headerSize: UInt64 = 0
@@ -65,6 +66,7 @@ final class ObservedEvents: Sendable {
             switch event {
             case .connected(_, let port, let address, _, _):
                 s.remoteAddress = address
+                s.connected = true
                 s.remotePort = port
             case .responseHead(let info):
                 s.heads.append(info)
@@ -86,8 +88,16 @@ final class ObservedEvents: Sendable {
             if let last = s.heads.last {
                 values.httpVersion = last.version == .http1_0 ? "1.0" : "1.1"
                 values.numHeaders = last.headers.count
-                if last.status / 100 == 3, let location = last.headers.first(name: "Location") { values.redirectURL = location }
+                if last.status / 100 == 3, let location = last.headers.first(name: "Location") {
+                    // curl reports the Location resolved against the URL it answered.
+                    let base = try? URI(parsing: values.urlEffective)
+                    values.redirectURL = (try? base?.resolving(location))?.redactedDescription ?? location
+                }
             }
+            // curl keeps the last Content-Type of the chain (a redirect's, when the final
+            // response has none), and reports no scheme for a transfer that never connected.
+            if let type = s.heads.compactMap({ $0.headers.first(name: "Content-Type") }).last { values.contentType = type }
+            if !s.connected { values.scheme = "" }
         }
     }
 }

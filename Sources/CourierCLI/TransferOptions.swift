@@ -30,17 +30,18 @@ enum TransferKey: Hashable, Sendable {
     // The request
     case request, header, userAgent, referer, data, dataASCII, dataBinary, dataRaw, dataURLEncode, get, json, params
     case form, formString, uploadFile, range, timeCondition, urlQuery, requestTarget, pathAsIs, url, globOff, next, http1_0
+    case http1_1, http2, http2PriorKnowledge, http3
     // Authentication
-    case user, basic, digest, anyAuth, oauth2Bearer, disallowUsernameInURL
+    case user, basic, digest, anyAuth, oauth2Bearer, disallowUsernameInURL, netrc, netrcFile, netrcOptional
     // Output
     case output, remoteName, remoteNameAll, remoteHeaderName, remoteTime, outputDir, createDirs, noClobber, removeOnError
     case createFileMode, continueAt, include, head, dumpHeader, etagSave, etagCompare, verbose, writeOut
     case silent, showError, progressBar, noProgressMeter, noBuffer, stderr
-    case jsonResponse, sanitizeNulls, offline
+    case jsonResponse, sanitizeNulls, offline, trace, traceASCII, traceTime
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
     case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout, limitRate, speedLimit, speedTime, raw, ignoreContentLength
-    case retry, retryDelay, retryMaxTime, retryAllErrors, retryConnrefused
+    case retry, retryDelay, retryMaxTime, retryAllErrors, retryConnrefused, parallel, parallelMax, parallelImmediate
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
@@ -51,7 +52,7 @@ enum TransferKey: Hashable, Sendable {
     // Cookies
     case cookie, cookieJar, junkSessionCookies
     // General
-    case help, version
+    case help, version, config, disable, generateCompletion, generateManPage
 }
 
 /// An output slot of a URL: a file, or the name the server gives (-O).
@@ -80,6 +81,21 @@ struct GlobalOptions: Sendable {
     var failEarly = false
     var showsHelp = false
     var showsVersion = false
+    /// --trace FILE or --trace-ascii FILE, the last one given (curl's rule).
+    var trace: TraceDestination?
+    /// --trace-time.
+    var traceTime = false
+    /// -Z, --parallel.
+    var parallel = false
+    /// --parallel-max N, as given (checked by the runner).
+    var parallelMax: String?
+    /// --generate-completion-script SHELL.
+    var completionShell: String?
+    /// --generate-man-page.
+    var showsManPage = false
+    /// Warnings about -K files (curl's `FILE:LINE: warning: ...`), in the order met; empty when
+    /// -s came first.
+    var configWarnings: [String] = []
 
     /// Whether the error line is printed (-s hides it, -S brings it back).
     var showsErrors: Bool { !silent || showError }
@@ -87,277 +103,12 @@ struct GlobalOptions: Sendable {
 
 /// The options of one group of URLs (the whole command line when there is no -:).
 struct TransferOptions: Sendable {
-    // MARK: The table
-
-    private static let request = "The request"
-    private static let authentication = "Authentication"
-    private static let output = "Output"
-    private static let behaviour = "Behaviour"
-    private static let connection = "Connection"
-    private static let tls = "TLS"
-    private static let cookies = "Cookies"
-    private static let proxies = "Proxy"
-    private static let general = "General"
+    // MARK: The table (TransferOptionTable.swift)
 
     /// The options that apply to the whole command line (curl's global options).
     static let globalKeys: Set<TransferKey> = [.silent, .showError, .progressBar, .noProgressMeter, .verbose, .stderr, .failEarly,
-                                                .help, .version]
-
-    /// Every option of `courier [options] URL [URL ...]`, in help order.
-    static let table = OptionTable<TransferKey>([
-        OptionSpec(.request, short: "X", long: "request", value: "METHOD", section: request,
-                   help: "The request method, sent as typed."),
-        OptionSpec(.header, short: "H", long: "header", value: "FIELD", .accumulates, section: request,
-                   help: "A request field \"Name: value\"; \"Name:\" removes one, \"Name;\" sends it empty; @FILE reads one per line."),
-        OptionSpec(.userAgent, short: "A", long: "user-agent", value: "NAME", section: request,
-                   help: "The User-Agent field (\"\" sends none)."),
-        OptionSpec(.referer, short: "e", long: "referer", value: "URL", section: request,
-                   help: "The Referer field; \";auto\" (alone or after a URL) sets it to the previous URL on redirects."),
-        OptionSpec(.data, short: "d", long: "data", value: "DATA", .accumulates, section: request,
-                   help: "POST data, form-urlencoded; @FILE reads a file without its CR and LF (pieces joined with &)."),
-        OptionSpec(.dataASCII, long: "data-ascii", value: "DATA", .accumulates, section: request,
-                   help: "The same as -d."),
-        OptionSpec(.dataBinary, long: "data-binary", value: "DATA", .accumulates, section: request,
-                   help: "POST data sent byte for byte; @FILE reads a file as it is."),
-        OptionSpec(.dataRaw, long: "data-raw", value: "DATA", .accumulates, section: request,
-                   help: "POST data with no @FILE meaning."),
-        OptionSpec(.dataURLEncode, long: "data-urlencode", value: "DATA", .accumulates, section: request,
-                   help: "POST data, percent-encoded: CONTENT, =CONTENT, NAME=CONTENT, @FILE or NAME@FILE."),
-        OptionSpec(.get, short: "G", long: "get", section: request,
-                   help: "Put the -d and --data-urlencode data (and --params) in the URL query; method GET."),
-        OptionSpec(.json, long: "json", value: "JSON", .accumulates, section: request,
-                   help: "A JSON body, sent verbatim (@FILE reads a file); Content-Type and Accept application/json."),
-        OptionSpec(.params, long: "params", value: "JSON", section: request,
-                   help: "A JSON object of AFNetworking parameters: query for GET/HEAD/DELETE, form body otherwise."),
-        OptionSpec(.form, short: "F", long: "form", value: "PART", .accumulates, section: request,
-                   help: "A multipart part: NAME=VALUE, NAME=<FILE or NAME=@FILE[;type=MIME][;filename=NAME]."),
-        OptionSpec(.formString, long: "form-string", value: "NAME=STRING", .accumulates, section: request,
-                   help: "A multipart field whose value is taken literally (no @, < or ;type=)."),
-        OptionSpec(.uploadFile, short: "T", long: "upload-file", value: "FILE", .accumulates, section: request,
-                   help: "PUT FILE (streamed; \"-\": standard input, chunked); a URL ending in / gets the file name."),
-        OptionSpec(.range, short: "r", long: "range", value: "RANGE", section: request,
-                   help: "Ask for a byte range: Range: bytes=RANGE (\"0-499\", \"500-\", \"-500\")."),
-        OptionSpec(.timeCondition, short: "z", long: "time-cond", value: "TIME", section: request,
-                   help: "If-Modified-Since TIME (a date or a file's mtime); \"-TIME\": If-Unmodified-Since."),
-        OptionSpec(.urlQuery, long: "url-query", value: "DATA", .accumulates, section: request,
-                   help: "Add to the URL query, encoded as --data-urlencode (\"+DATA\": as it is)."),
-        OptionSpec(.requestTarget, long: "request-target", value: "TARGET", section: request,
-                   help: "Send TARGET as the request-target instead of the URL's path and query."),
-        OptionSpec(.pathAsIs, long: "path-as-is", section: request,
-                   help: "Send the path as given: no removal of /./ and /../ segments."),
-        OptionSpec(.http1_0, short: "0", long: "http1.0", section: request,
-                   help: "Send HTTP/1.0 requests."),
-        OptionSpec(.url, long: "url", value: "URL", .accumulates, section: request,
-                   help: "A URL, as if given as an argument."),
-        OptionSpec(.globOff, short: "g", long: "globoff", section: request,
-                   help: "No URL globbing: [ ] { } are taken literally."),
-        OptionSpec(.next, short: ":", long: "next", section: request,
-                   help: "Start a new group of URLs with options of their own."),
-
-        OptionSpec(.user, short: "u", long: "user", value: "USER:PASSWORD", section: authentication,
-                   help: "Credentials (Basic unless --digest or --anyauth)."),
-        OptionSpec(.basic, long: "basic", section: authentication,
-                   help: "Send -u credentials with Basic (the default); with --digest too, the one the server asks for."),
-        OptionSpec(.digest, long: "digest", section: authentication,
-                   help: "Send -u credentials with Digest (RFC 7616: MD5, SHA-256, SHA-512-256, -sess, userhash) when the server asks."),
-        OptionSpec(.anyAuth, long: "anyauth", section: authentication,
-                   help: "Send -u credentials only when the server asks, with the strongest scheme it offers (Digest, then Basic)."),
-        OptionSpec(.oauth2Bearer, long: "oauth2-bearer", value: "TOKEN", section: authentication,
-                   help: "Authorization: Bearer TOKEN."),
-        OptionSpec(.disallowUsernameInURL, long: "disallow-username-in-url", section: authentication,
-                   help: "Refuse a URL with a user name in it (exit 67)."),
-
-        OptionSpec(.output, short: "o", long: "output", value: "FILE", .accumulates, section: output,
-                   help: "Write the body to FILE, one per URL in order: a regular file is replaced atomically on success, a device or FIFO written as it is; #N is the N-th glob's text."),
-        OptionSpec(.remoteName, short: "O", long: "remote-name", .accumulates, section: output,
-                   help: "Write the body to a file named as the URL's last path segment (decoded; never a path)."),
-        OptionSpec(.remoteNameAll, long: "remote-name-all", section: output,
-                   help: "-O for every URL that has no -o."),
-        OptionSpec(.remoteHeaderName, short: "J", long: "remote-header-name", section: output,
-                   help: "With -O, the name the server gives in Content-Disposition (filename*, filename); never overwrites a file."),
-        OptionSpec(.remoteTime, short: "R", long: "remote-time", section: output,
-                   help: "Give the file the Last-Modified time of the response."),
-        OptionSpec(.outputDir, long: "output-dir", value: "DIR", section: output,
-                   help: "The directory -o and -O files go to."),
-        OptionSpec(.createDirs, long: "create-dirs", section: output,
-                   help: "Create the missing directories of an -o path or --output-dir (mode 0750)."),
-        OptionSpec(.noClobber, long: "no-clobber", section: output,
-                   help: "Never overwrite a file: write NAME.1 ... NAME.99 instead."),
-        OptionSpec(.removeOnError, long: "remove-on-error", section: output,
-                   help: "Remove a file written in place or resumed when the transfer fails."),
-        OptionSpec(.createFileMode, long: "create-file-mode", value: "MODE", section: output,
-                   help: "The mode (octal) of a file -o creates, before the umask; default 0666."),
-        OptionSpec(.continueAt, short: "C", long: "continue-at", value: "-", section: output,
-                   help: "\"-\": resume the partial download in the -o or -O file (Range and If-Range); with -T, Content-Range."),
-        OptionSpec(.include, short: "i", long: "include", section: output,
-                   help: "Write the response head before the body."),
-        OptionSpec(.head, short: "I", long: "head", section: output,
-                   help: "Send HEAD and write the response head only."),
-        OptionSpec(.dumpHeader, short: "D", long: "dump-header", value: "FILE", section: output,
-                   help: "Write the response heads to FILE (\"-\": standard output)."),
-        OptionSpec(.etagSave, long: "etag-save", value: "FILE", section: output,
-                   help: "Save the response's ETag to FILE."),
-        OptionSpec(.etagCompare, long: "etag-compare", value: "FILE", section: output,
-                   help: "Send If-None-Match with the ETag saved in FILE."),
-        OptionSpec(.verbose, short: "v", long: "verbose", section: output,
-                   help: "Trace on stderr: \"> \" request head, \"< \" response head, \"* \" information."),
-        OptionSpec(.writeOut, short: "w", long: "write-out", value: "FORMAT", section: output,
-                   help: "Write FORMAT after each URL: %{http_code} %{num_connects} %{size_download} %{time_total} %{url_effective} ... (@FILE reads it)."),
-        OptionSpec(.silent, short: "s", long: "silent", section: output,
-                   help: "No progress bar and no error line."),
-        OptionSpec(.showError, short: "S", long: "show-error", section: output,
-                   help: "With -s, still print the error line."),
-        OptionSpec(.progressBar, short: "#", long: "progress-bar", section: output,
-                   help: "Show the progress bar on stderr even when it is not a terminal."),
-        OptionSpec(.noProgressMeter, long: "no-progress-meter", section: output,
-                   help: "Never show the progress bar (errors are still shown)."),
-        OptionSpec(.noBuffer, short: "N", long: "no-buffer", section: output,
-                   help: "Write output as it arrives (courier always does)."),
-        OptionSpec(.stderr, long: "stderr", value: "FILE", section: output,
-                   help: "Write what goes to stderr (errors, -v, progress) to FILE (\"-\": standard output)."),
-        OptionSpec(.jsonResponse, long: "json-response", section: output,
-                   help: "Validate the response as AFNetworking's JSON serializer and print compact JSON."),
-        OptionSpec(.sanitizeNulls, long: "sanitize-nulls", section: output,
-                   help: "As --json-response, with members whose value is null removed."),
-        OptionSpec(.offline, long: "offline", section: output,
-                   help: "Print the exact request bytes that would be sent; connect nowhere."),
-
-        OptionSpec(.location, short: "L", long: "location", section: behaviour,
-                   help: "Follow redirects."),
-        OptionSpec(.locationTrusted, long: "location-trusted", section: behaviour,
-                   help: "Follow redirects and send the credentials to other hosts too."),
-        OptionSpec(.maxRedirects, long: "max-redirs", value: "N", section: behaviour,
-                   help: "The most redirects to follow (default 10; -1: no limit)."),
-        OptionSpec(.post301, long: "post301", section: behaviour,
-                   help: "Keep a POST a POST after a 301."),
-        OptionSpec(.post302, long: "post302", section: behaviour,
-                   help: "Keep a POST a POST after a 302."),
-        OptionSpec(.post303, long: "post303", section: behaviour,
-                   help: "Keep a POST a POST after a 303."),
-        OptionSpec(.fail, short: "f", long: "fail", section: behaviour,
-                   help: "Exit 22 on an HTTP status of 400 or more, printing no body."),
-        OptionSpec(.failWithBody, long: "fail-with-body", section: behaviour,
-                   help: "Exit 22 on an HTTP status of 400 or more, after writing the body."),
-        OptionSpec(.failEarly, long: "fail-early", section: behaviour,
-                   help: "Stop at the first URL that fails (its exit code is the result)."),
-        OptionSpec(.connectTimeout, long: "connect-timeout", value: "SECONDS", section: behaviour,
-                   help: "Seconds allowed for the connection phase (DNS, TCP, TLS)."),
-        OptionSpec(.maxTime, short: "m", long: "max-time", value: "SECONDS", section: behaviour,
-                   help: "Seconds allowed for each whole transfer."),
-        OptionSpec(.idleTimeout, long: "idle-timeout", value: "SECONDS", section: behaviour,
-                   help: "Seconds allowed without a byte read or written (default 60)."),
-        OptionSpec(.maxFilesize, long: "max-filesize", value: "BYTES", section: behaviour,
-                   help: "The largest (decoded) body accepted, in bytes (suffixes k, M, G)."),
-        OptionSpec(.compressed, long: "compressed", section: behaviour,
-                   help: "Ask for gzip or deflate and decode the body."),
-        OptionSpec(.retry, long: "retry", value: "N", section: behaviour,
-                   help: "Retry a transient failure (timeout, 408, 429, 500, 502, 503, 504) up to N times; POST and PATCH only with an Idempotency-Key field."),
-        OptionSpec(.retryDelay, long: "retry-delay", value: "SECONDS", section: behaviour,
-                   help: "Wait this long between retries (default: 1 s, doubling; Retry-After wins)."),
-        OptionSpec(.retryMaxTime, long: "retry-max-time", value: "SECONDS", section: behaviour,
-                   help: "Start no retry after this many seconds since the first attempt."),
-        OptionSpec(.retryAllErrors, long: "retry-all-errors", section: behaviour,
-                   help: "With --retry, retry every error too (never after body bytes were written)."),
-        OptionSpec(.retryConnrefused, long: "retry-connrefused", section: behaviour,
-                   help: "With --retry, retry a refused connection too."),
-        OptionSpec(.expect100Timeout, long: "expect100-timeout", value: "SECONDS", section: behaviour,
-                   help: "Seconds a body over 1 MiB (or of unknown length) waits for 100 Continue before it is sent anyway (default 1)."),
-        OptionSpec(.raw, long: "raw", section: behaviour,
-                   help: "No decoding: a chunked body is written with its chunk framing, a compressed one as it came."),
-        OptionSpec(.ignoreContentLength, long: "ignore-content-length", section: behaviour,
-                   help: "Read the body until the server closes, whatever its Content-Length says."),
-        OptionSpec(.limitRate, long: "limit-rate", value: "RATE", section: behaviour,
-                   help: "The most bytes per second read and written (suffixes k, m, g: powers of 1024; 0: no cap)."),
-        OptionSpec(.speedLimit, short: "Y", long: "speed-limit", value: "BYTES", section: behaviour,
-                   help: "Exit 28 when slower than BYTES per second for the -y time (default 30 s)."),
-        OptionSpec(.speedTime, short: "y", long: "speed-time", value: "SECONDS", section: behaviour,
-                   help: "How long the speed may stay below -Y (default 1 byte/s when -Y is not given)."),
-
-        OptionSpec(.proxy, short: "x", long: "proxy", value: "[http://][USER:PASSWORD@]HOST[:PORT]", section: proxies,
-                   help: "Use this HTTP proxy (default port 1080; \"\": none). Without it the environment's http_proxy, https_proxy, all_proxy apply, as in curl."),
-        OptionSpec(.noproxy, long: "noproxy", value: "LIST", section: proxies,
-                   help: "Hosts, domains and addresses (CIDR) reached directly; replaces no_proxy/NO_PROXY; \"*\": all; \"\": none."),
-        OptionSpec(.proxyUser, short: "U", long: "proxy-user", value: "USER:PASSWORD", section: proxies,
-                   help: "Basic credentials for the proxy (instead of the proxy URL's)."),
-        OptionSpec(.proxytunnel, short: "p", long: "proxytunnel", section: proxies,
-                   help: "Tunnel http URLs through the proxy with CONNECT too (https always is)."),
-        OptionSpec(.proxyHeader, long: "proxy-header", value: "\"Name: value\"", .accumulates, section: proxies,
-                   help: "A header field sent to the proxy only (CONNECT, or requests in absolute form)."),
-
-        OptionSpec(.resolve, long: "resolve", value: "HOST:PORT:ADDRESS", .accumulates, section: connection,
-                   help: "Use ADDRESS for HOST:PORT."),
-        OptionSpec(.connectTo, long: "connect-to", value: "HOST1:PORT1:HOST2:PORT2", .accumulates, section: connection,
-                   help: "Connect to HOST2:PORT2 for HOST1:PORT1 (an empty part matches any); Host and SNI stay HOST1."),
-        OptionSpec(.ipv4, short: "4", long: "ipv4", section: connection,
-                   help: "Connect over IPv4 only."),
-        OptionSpec(.ipv6, short: "6", long: "ipv6", section: connection,
-                   help: "Connect over IPv6 only."),
-        OptionSpec(.proto, long: "proto", value: "PROTOCOLS", section: connection,
-                   help: "The schemes allowed (\"=https\", \"-http\", \"all\"); another → exit 1."),
-        OptionSpec(.protoRedirect, long: "proto-redir", value: "PROTOCOLS", section: connection,
-                   help: "The schemes a redirect may go to (as --proto)."),
-        OptionSpec(.protoDefault, long: "proto-default", value: "SCHEME", section: connection,
-                   help: "The scheme of a URL given without one (default http)."),
-        OptionSpec(.unixSocket, long: "unix-socket", value: "PATH", section: connection,
-                   help: "Connect to this AF_UNIX socket instead of the URL's host and port (Host and TLS still name the URL's host)."),
-        OptionSpec(.abstractUnixSocket, long: "abstract-unix-socket", value: "NAME", section: connection,
-                   help: "As --unix-socket, a socket in Linux's abstract namespace."),
-        OptionSpec(.interface, long: "interface", value: "NAME", section: connection,
-                   help: "Bind the local end to an interface (\"if!NAME\"), a host or address (\"host!NAME\"), or NAME as either; exit 45 when it cannot."),
-        OptionSpec(.localPort, long: "local-port", value: "N[-M]", section: connection,
-                   help: "Bind the local end to port N, or the first free one of N-M; exit 45 when none is free."),
-        OptionSpec(.keepaliveTime, long: "keepalive-time", value: "SECONDS", section: connection,
-                   help: "Idle seconds before the first TCP keep-alive probe, and between probes (default 60)."),
-        OptionSpec(.noKeepalive, long: "no-keepalive", section: connection,
-                   help: "No TCP keep-alive probes (by default, as curl, a probe after 60 idle seconds)."),
-        OptionSpec(.tcpNoDelay, long: "tcp-nodelay", section: connection,
-                   help: "TCP_NODELAY (courier always sets it)."),
-        OptionSpec(.happyEyeballsTimeout, long: "happy-eyeballs-timeout-ms", value: "MS", section: connection,
-                   help: "Milliseconds before the next address is tried while one is connecting (default 250)."),
-
-        OptionSpec(.caCertificate, long: "cacert", value: "FILE", section: tls,
-                   help: "Trust the certificates of this PEM file instead of the system store."),
-        OptionSpec(.caPath, long: "capath", value: "DIR", section: tls,
-                   help: "Also look for issuers in this OpenSSL hashed directory (HASH.0 files, see openssl rehash)."),
-        OptionSpec(.clientCertificate, short: "E", long: "cert", value: "FILE[:PASS]", section: tls,
-                   help: "Client certificate (PEM; with its key unless --key), for servers that ask; \"\\:\" is a colon in FILE."),
-        OptionSpec(.privateKey, long: "key", value: "FILE", section: tls,
-                   help: "The client certificate's private key (PEM, encrypted or not)."),
-        OptionSpec(.keyType, long: "key-type", value: "TYPE", section: tls,
-                   help: "The key file's type: PEM (the only one courier reads)."),
-        OptionSpec(.passphrase, long: "pass", value: "PHRASE", section: tls,
-                   help: "The pass phrase of an encrypted private key."),
-        OptionSpec(.insecure, short: "k", long: "insecure", section: tls,
-                   help: "Turn off all certificate and host name verification."),
-        OptionSpec(.pinnedPublicKey, long: "pinnedpubkey", value: "PIN", section: tls,
-                   help: "Pin the leaf's public key: a PEM/DER key file or sha256//BASE64[;sha256//...]."),
-        OptionSpec(.pinnedCertificate, long: "pinnedcert", value: "FILE", section: tls,
-                   help: "Pass only if the verified chain holds a certificate of this PEM file."),
-        OptionSpec(.tlsv1_2, long: "tlsv1.2", section: tls,
-                   help: "TLS 1.2 or later (the default)."),
-        OptionSpec(.tlsv1_3, long: "tlsv1.3", section: tls,
-                   help: "TLS 1.3 or later."),
-        OptionSpec(.tlsMax, long: "tls-max", value: "VERSION", section: tls,
-                   help: "The highest TLS version offered: 1.2, 1.3 or default."),
-        OptionSpec(.ciphers, long: "ciphers", value: "LIST", section: tls,
-                   help: "OpenSSL's cipher list for TLS 1.2."),
-        OptionSpec(.tls13Ciphers, long: "tls13-ciphers", value: "LIST", section: tls,
-                   help: "OpenSSL's cipher suites for TLS 1.3."),
-        OptionSpec(.noSessionID, long: "no-sessionid", section: tls,
-                   help: "No TLS session resumption."),
-
-        OptionSpec(.cookie, short: "b", long: "cookie", value: "DATA|FILE", .accumulates, section: cookies,
-                   help: "\"NAME=VALUE; ...\" sent as given; or a cookie file to load (\"-\": stdin, \"\": none), which turns cookies on."),
-        OptionSpec(.cookieJar, short: "c", long: "cookie-jar", value: "FILE", section: cookies,
-                   help: "Write all cookies to FILE (\"-\": stdout) at the end, also after a failure; turns cookies on."),
-        OptionSpec(.junkSessionCookies, short: "j", long: "junk-session-cookies", section: cookies,
-                   help: "Discard the session cookies of the -b files."),
-
-        OptionSpec(.help, short: "h", long: "help", section: general,
-                   help: "Print this help and exit."),
-        OptionSpec(.version, short: "V", long: "version", section: general,
-                   help: "Print the version and exit."),
-    ])
+                                                .help, .version, .trace, .traceASCII, .traceTime, .parallel, .parallelMax, .parallelImmediate,
+                                                .disable, .generateCompletion, .generateManPage]
 
     /// The whole `--help` text.
     static var helpText: String {
@@ -499,6 +250,12 @@ struct TransferOptions: Sendable {
 
     init() {}
 
+    // HTTP versions, netrc
+    var http2 = false
+    var http3 = false
+    /// --netrc, --netrc-optional or --netrc-file: how credentials come from a .netrc file.
+    var netrc: NetrcUse?
+
     /// The URLs, in order.
     var urls: [String] { nodes.compactMap(\.url) }
 
@@ -507,8 +264,9 @@ struct TransferOptions: Sendable {
     /// - Returns: the groups, in order (at least one), each carrying the global options.
     /// - Throws: `UsageError` (curl's messages; exit code 2).
     static func parse(_ arguments: [String]) throws(UsageError) -> [TransferOptions] {
-        let parsed = try table.parse(arguments)
         var global = GlobalOptions()
+        let parsed = try ConfigFile.expand(try table.parse(arguments), table: table, warnings: &global.configWarnings,
+                                            configKey: .config, silentKey: .silent)
         var groups: [[ParsedArgument<TransferKey>]] = [[]]
         for argument in parsed {
             if case .option(let option) = argument {
@@ -527,6 +285,13 @@ struct TransferOptions: Sendable {
                     case .failEarly: global.failEarly = option.isOn
                     case .help: global.showsHelp = option.isOn
                     case .version: global.showsVersion = option.isOn
+                    case .trace: global.trace = option.value.map { TraceDestination(path: $0, ascii: false) }
+                    case .traceASCII: global.trace = option.value.map { TraceDestination(path: $0, ascii: true) }
+                    case .traceTime: global.traceTime = option.isOn
+                    case .parallel: global.parallel = option.isOn
+                    case .parallelMax: global.parallelMax = option.value
+                    case .generateCompletion: global.completionShell = option.value
+                    case .generateManPage: global.showsManPage = option.isOn
                     default: break
                     }
                     continue
@@ -570,6 +335,15 @@ struct TransferOptions: Sendable {
         pathAsIs = values.flag(.pathAsIs)
         globOff = values.flag(.globOff)
         http1_0 = values.flag(.http1_0)
+        http2 = values.flag(.http2) || values.flag(.http2PriorKnowledge)
+        http3 = values.flag(.http3)
+        // curl: --netrc-optional wins over --netrc; --netrc-file alone means --netrc.
+        let netrcFile = values.value(.netrcFile)
+        if values.flag(.netrcOptional) {
+            netrc = NetrcUse(file: netrcFile, optional: true)
+        } else if values.flag(.netrc) || netrcFile != nil {
+            netrc = NetrcUse(file: netrcFile, optional: false)
+        }
         user = values.value(.user)
         // --basic and --digest add their scheme to the set and --no-basic/--no-digest take it out;
         // --anyauth sets every scheme (--no-anyauth changes nothing) — curl's bits of

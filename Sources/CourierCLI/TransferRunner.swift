@@ -52,7 +52,8 @@ struct TransferRunner {
                 let settings = try TransferSettings(options: options)
                 let cookies = try CookieOptions(options: options)
                 let builder = RequestBuilder(options: options, environment: environment, boundary: boundary)
-                let template = try builder.template()
+                var template = try builder.template()
+                template.netrc = settings.netrc
                 let writeOut = try options.writeOut.map { (format) throws(CLIError) in
                     WriteOutFormatter(format: format.hasPrefix("@") ? try readInputFile(String(format.dropFirst())).readableString : format)
                 }
@@ -117,7 +118,7 @@ struct TransferRunner {
                 saved = started
                 continue
             }
-            for node in options.nodes {
+            for (urlNumber, node) in options.nodes.enumerated() {
                 guard let urlText = node.url else { continue }
                 // Globs: the upload files (outer loop), then the URL (curl's order).
                 let urlGlob: URLGlob
@@ -142,8 +143,8 @@ struct TransferRunner {
                 for upload in uploads {
                     var iterator = urlGlob.makeIterator()
                     while let expansion = iterator.next() {
-                        let code = await perform(expansion: expansion, node: node, upload: upload, plan: plan, transfers: transfers,
-                                                 offlineSession: offlineSession, control: control)
+                        let code = await perform(expansion: expansion, node: node, urlNumber: urlNumber, upload: upload, plan: plan,
+                                                 transfers: transfers, offlineSession: offlineSession, control: control)
                         exitCode = code
                         if code != 0 && global.failEarly { break groups }
                     }
@@ -160,18 +161,20 @@ struct TransferRunner {
     }
 
     /// One URL: build, check, transfer, report, -w. Returns its exit code.
-    private func perform(expansion: URLGlob.Expansion, node: URLNode, upload: String?, plan: Plan, transfers: NetworkTransfers?,
-                         offlineSession: Session?, control: TransferControl) async -> Int32 {
+    private func perform(expansion: URLGlob.Expansion, node: URLNode, urlNumber: Int, upload: String?, plan: Plan,
+                         transfers: NetworkTransfers?, offlineSession: Session?, control: TransferControl) async -> Int32 {
         let options = plan.options
         var values = WriteOutValues()
         values.url = expansion.url
+        values.urlNumber = urlNumber
         var exitCode: Int32 = 0
         do throws(CLIError) {
             let prepared = try plan.builder.request(for: expansion.url, upload: upload, template: plan.template)
             let request = prepared.request
             values.method = request.method.rawValue
             values.urlEffective = request.uri.redactedDescription
-            values.scheme = request.uri.scheme ?? ""
+            values.scheme = uppercasedASCII(request.uri.scheme ?? "")  // curl 7.88 prints "HTTP"
+            values.referer = request.headers.first(name: "Referer") ?? ""
             if let allowed = plan.settings.protocols, let scheme = request.uri.scheme, !allowed.contains(scheme) {
                 throw CLIError(1, "Protocol \"\(scheme)\" not supported or disabled in libcurl")
             }
@@ -266,6 +269,9 @@ struct TransferSettings: Sendable {
     var keepAlive: TCPKeepAlive?
     /// -x, --noproxy, -U, -p, --proxy-header; without -x the environment's proxies (curl's rule).
     var proxy = ProxyConfiguration.environment
+    /// The .netrc file of -n, --netrc-optional, --netrc-file (nil: not asked for, or unreadable,
+    /// which curl also takes as "no credentials").
+    var netrc: Netrc?
 
     /// - Throws: `CLIError` 2 for anything malformed or contradictory.
     init(options: TransferOptions) throws(CLIError) {
@@ -312,6 +318,9 @@ struct TransferSettings: Sendable {
         case let value?:
             throw .usage("-C supports \"-\" only (resume from the size of the -o FILE), not \"\(printable(value))\"")
         }
+        if options.http2 { throw CLIError(1, "HTTP/2 is not supported: courier speaks HTTP/1.1 only") }
+        if options.http3 { throw CLIError(2, "option --http3: HTTP/3 is not supported: courier speaks HTTP/1.1 only") }
+        netrc = options.netrc.flatMap { $0.path }.flatMap { Netrc(path: $0) }
         if options.fail && options.failWithBody {
             throw .usage("You must select either --fail or --fail-with-body, not both.")
         }

@@ -6,7 +6,9 @@
 //   %%           a "%";
 //   %{stderr} / %{stdout}   switch where the rest goes;
 //   \n \r \t     line feed, carriage return, tab; any other "\x" is printed as it is;
-//   "%{" with no "}" prints "%{"; "%" followed by anything else prints both characters.
+//   "%{" with no "}" prints "%{"; "%" followed by anything else prints both characters;
+//   %{json}      every variable as one JSON object, curl 7.88's names, order and value types
+//                (WriteOut+JSON.swift).
 // `-w @FILE` reads the format from a file ("@-": standard input).
 
 import CourierBytes
@@ -43,6 +45,10 @@ struct WriteOutValues: Sendable {
     var errorMessage = ""
     var responseHeaders = HTTPHeaders()
     var numHeaders = 0
+    /// The Referer field sent with the last request ("" for none).
+    var referer = ""
+    /// The index of the URL on the command line (of its group), from 0; a glob's URLs share it.
+    var urlNumber = 0
 }
 
 /// Renders a -w format.
@@ -77,6 +83,7 @@ struct WriteOutFormatter {
                     switch name {
                     case "stderr": toError = true
                     case "stdout": toError = false
+                    case "json": emit(json(values))
                     default:
                         if let text = value(of: name, values) { emit(text) } else {
                             warnings.append("unknown --write-out variable: '\(name)'")
@@ -110,7 +117,7 @@ struct WriteOutFormatter {
     }
 
     /// A variable's text, or nil for a name curl would not know.
-    private func value(of name: String, _ v: WriteOutValues) -> String? {
+    func value(of name: String, _ v: WriteOutValues) -> String? {
         switch name {
         case "http_code", "response_code": return threeDigits(v.httpCode)
         case "num_connects": return String(v.numConnects)
@@ -142,24 +149,30 @@ struct WriteOutFormatter {
         case "filename_effective": return v.filenameEffective
         case "exitcode": return String(v.exitCode)
         case "errormsg": return v.errorMessage
+        case "referer": return v.referer
+        case "urlnum": return String(v.urlNumber)
+        case "local_ip": return ""
+        case "local_port": return "0"
+        case "num_certs", "ssl_verify_result", "proxy_ssl_verify_result": return "0"
+        case "certs", "ftp_entry_path": return ""
         default: return nil
         }
     }
 
-    private func threeDigits(_ code: Int) -> String {
+    func threeDigits(_ code: Int) -> String {
         let text = String(code)
         return String(repeating: "0", count: max(0, 3 - text.count)) + text
     }
 
     /// Seconds with six decimals, as curl prints times ("0.012345").
-    private func seconds(_ duration: Duration) -> String {
+    func seconds(_ duration: Duration) -> String {
         let (whole, atto) = duration.components
         let micros = atto / 1_000_000_000_000
         let fraction = String(micros)
         return String(whole) + "." + String(repeating: "0", count: max(0, 6 - fraction.count)) + fraction
     }
 
-    private func speed(_ bytes: UInt64, _ duration: Duration) -> UInt64 {
+    func speed(_ bytes: UInt64, _ duration: Duration) -> UInt64 {
         let (whole, atto) = duration.components
         let seconds = Double(whole) + Double(atto) / 1e18
         guard seconds > 0 else { return 0 }

@@ -515,3 +515,139 @@ case("--noproxy bypasses the proxy", ["-s", "-x", "127.0.0.1:1", "--noproxy", "l
 case("-x \"\" is no proxy", ["-s", "-x", "", "{u}/s?body=hi"])
 case("-x with an unsupported scheme", ["-s", "-x", "socks9://127.0.0.1:1", "{u}/"], compare=("exit",))
 case("-x that does not resolve", ["-s", "-x", "proxy.invalid:3128", "{u}/"], compare=("exit",))
+
+# ---------------------------------------------------------------------------------------------
+# Issue 14 §4: the CLI habits curl users bring
+
+# HTTP versions: --http1.1 is what courier speaks; HTTP/2 and HTTP/3 are refused before anything
+# is sent.
+case("--http1.1 is accepted", ["-s", "--http1.1", "{u}/s?body=x"])
+case("--http3 is refused with 2, as by a curl built without HTTP/3", ["-s", "--http3", "{u}/s?body=x"])
+case("--http2 is refused", ["-s", "--http2", "{u}/s?body=x"],
+     differs="--http2 and --http2-prior-knowledge are refused with 1 (HTTP/2 is not supported); curl speaks HTTP/2",
+     differs_in=("req", "out", "exit"), check=lambda c, k: k.status == 1 and not k.requests and c.status == 0
+     and field(c, "Upgrade") == "h2c")
+case("--http2-prior-knowledge is refused", ["-s", "--http2-prior-knowledge", "{u}/s?body=x"], compare=("out", "exit"),
+     differs="--http2 and --http2-prior-knowledge are refused with 1 (HTTP/2 is not supported); curl speaks HTTP/2",
+     differs_in=("exit",), check=lambda c, k: k.status == 1 and not k.requests)
+
+# -K, --config: curl's config syntax.
+CONFIG = (b'# a comment\n'
+          b'   silent\n'
+          b'header = "X-A: a\\tb\\"c" ignored after the quote\n'
+          b'--header "X-B: 2"\n'
+          b'-H "X-C: 3"\n'
+          b'user-agent: "agent one"\n'
+          b'write-out "%{http_code} %{method}\\n"\n'
+          b'/ also a comment\n'
+          b'* and this\n'
+          b'data=a=1\n')
+case("-K: options with and without dashes, = : and space, quotes and escapes", ["-K", "cfg", "{u}/echo"], files={"cfg": CONFIG})
+case("-K - reads standard input", ["-K", "-", "{u}/echo"], stdin=CONFIG)
+case("-K: -w=VALUE keeps the = (a dashed option has no = separator)", ["-s", "-K", "cfg", "{u}/s?body=x"],
+     files={"cfg": b"-w=%{http_code}\n"})
+case("-K: url lines and -o pair up", ["-s", "-K", "cfg", "-o", "one.txt", "{u}/s?body=two", "-o", "two.txt"],
+     files={"cfg": b"url = \"http://localhost:1/never\"\nurl: \"http://localhost:1/nor\"\n"}, compare=("req", "files", "exit"))
+case("-K: an unknown option is a warning, the rest is read", ["-K", "cfg", "{u}/s?body=x"],
+     files={"cfg": b"bogus-option\n--no-such\nsilent\nheader \"X-A: 1\"\n"}, compare=ALL_AND_ERR)
+case("-K: a parameter on a flag is a warning, the flag applies", ["-K", "cfg", "{u}/s?body=x"],
+     files={"cfg": b"include yes\nsilent\n"}, compare=ALL_AND_ERR)
+case("-K: unquoted whitespace is a warning", ["-K", "cfg", "{u}/s?body=x"],
+     files={"cfg": b"header X-Y: a b\n"}, compare=("req", "out", "files", "exit"))
+case("-K: a missing parameter is a warning", ["-K", "cfg", "{u}/s?body=x"],
+     files={"cfg": b"header\nsilent\n"}, compare=ALL_AND_ERR)
+case("-K: a file that cannot be read is 26", ["-s", "-K", "missing.cfg", "{u}/s?body=x"], compare=("req", "out", "files", "exit"))
+case("-K inside a config file", ["-s", "-K", "a.cfg", "{u}/echo"], files={"a.cfg": b"-K b.cfg\nheader \"X-A: 1\"\n",
+                                                                        "b.cfg": b"header \"X-B: 2\"\n-d x=1\n"})
+case("-K: next in a config file starts a group", ["-s", "{u}/s?body=a", "-K", "cfg", "{u}/s?body=b"],
+     files={"cfg": b"header \"X-A: 1\"\nnext\nheader \"X-B: 2\"\n"})
+case("-K: later command-line options win", ["-K", "cfg", "-X", "DELETE", "{u}/echo"], files={"cfg": b"silent\nrequest POST\n"})
+case("-K: a config file with CRLF lines", ["-K", "cfg", "{u}/echo"], files={"cfg": b"silent\r\nheader \"X-A: 1\"\r\ndata b=2\r\n"})
+
+# -n, --netrc, --netrc-file, --netrc-optional: credentials from a .netrc file (HOME is the case's
+# directory).
+NETRC = b"machine 127.0.0.1 login ann password secret\n"
+case("-n: login and password for the host", ["-s", "-n", "{u}/s"], files={".netrc": NETRC})
+case("--netrc-file FILE", ["-s", "--netrc-file", "my.netrc", "{u}/s"], files={"my.netrc": NETRC})
+case("--netrc-optional", ["-s", "--netrc-optional", "{u}/s"], files={".netrc": NETRC})
+case("-n: default is every host's entry", ["-s", "-n", "{u}/s"], files={".netrc": b"machine example.com login x password y\ndefault login d password dp\n"})
+case("-n: the first matching entry wins", ["-s", "-n", "{u}/s"],
+     files={".netrc": b"machine 127.0.0.1\n  login first\n  password one\nmachine 127.0.0.1 login second password two\n"})
+case("-n: quoted tokens with escapes", ["-s", "-n", "{u}/s"],
+     files={".netrc": b'machine 127.0.0.1 login "a b" password "p\\"w\\tx\\\\y"\n'})
+case("-n: a macdef is skipped to the empty line", ["-s", "-n", "{u}/s"],
+     files={".netrc": b"macdef init\nmachine 127.0.0.1 login evil password x\n\nmachine 127.0.0.1 login ann password pw\n"})
+case("-n: comments", ["-s", "-n", "{u}/s"], files={".netrc": b"# machine 127.0.0.1 login no password no\nmachine 127.0.0.1 # c\nlogin ann password pw # c\n"})
+case("-n: no entry for the host sends nothing", ["-s", "-n", "{u}/s"], files={".netrc": b"machine example.com login x password y\n"})
+case("-n: no .netrc file sends nothing", ["-s", "-n", "{u}/s"])
+case("-n: an unterminated quote is curl's parser error", ["-s", "-n", "{u}/s"], files={".netrc": b'machine 127.0.0.1 login "ann\n'})
+case("-n: machine names are compared without case", ["-s", "-n", "--resolve", "localhost:{p}:127.0.0.1", "http://localhost:{p}/s"],
+     files={".netrc": b"machine LOCALHOST login ann password pw\n"})
+case("-u wins over -n", ["-s", "-n", "-u", "me:mine", "{u}/s"], files={".netrc": NETRC})
+case("-n: the URL's user name picks the login", ["-s", "-n", "http://bob@{h}/s"],
+     files={".netrc": b"machine 127.0.0.1 login ann password a\nmachine 127.0.0.1 login bob password b\n"})
+case("-n: the URL's user and password win", ["-s", "-n", "http://bob:url@{h}/s"], files={".netrc": NETRC})
+case("--netrc-optional: the URL's user and password win", ["-s", "--netrc-optional", "http://bob:url@{h}/s"], files={".netrc": NETRC})
+case("-n -L: no credentials to another host", ["-s", "-n", "-L", "--resolve", "localhost:{p}:127.0.0.1",
+                                                "{u}/redirect/302?to=http://localhost:{p}/s"], files={".netrc": NETRC})
+case("-n -L: another host gets its own entry", ["-s", "-n", "-L", "--resolve", "localhost:{p}:127.0.0.1",
+                                                 "{u}/redirect/302?to=http://localhost:{p}/s"],
+     files={".netrc": NETRC + b"machine localhost login lh password lhpw\n"})
+case("-n -L: the same host keeps its entry", ["-s", "-n", "-L", "{u}/redirect/302?to=/s"], files={".netrc": NETRC})
+case("-n in a -K file", ["-s", "-K", "cfg", "{u}/s"], files={".netrc": NETRC, "cfg": b"netrc\n"})
+case("-n: a URL user without a password takes its entry's password", ["-s", "-n", "http://carl@{h}/s"],
+     files={".netrc": b"machine 127.0.0.1 login ann password a\nmachine 127.0.0.1 login bob password b\n"})
+case("-n: a login without a password sends an empty one", ["-s", "-n", "{u}/s"], files={".netrc": b"machine 127.0.0.1 login ann\n"})
+case("-n: a password without a login", ["-s", "-n", "{u}/s"], files={".netrc": b"machine 127.0.0.1 password pw\n"})
+case("-n: an empty entry leaves the URL's credentials", ["-s", "-n", "http://bob:url@{h}/s"], files={".netrc": b"machine 127.0.0.1\n"})
+case("-n: a blank line does not end a macdef", ["-s", "-n", "{u}/s"],
+     files={".netrc": b"macdef x\n  foo\n   \nmachine 127.0.0.1 login ann password pw\n"})
+case("courier reads no ~/.curlrc", ["-s", "{u}/s?body=x"], files={".curlrc": b"header \"X-From-Curlrc: 1\"\n"},
+     differs="courier reads no ~/.curlrc; curl reads it before the command line (unless -q)",
+     differs_in=("req",), check=lambda c, k: field(c, "X-From-Curlrc") == "1" and field(k, "X-From-Curlrc") is None)
+case("-q: no ~/.curlrc for either", ["-q", "-s", "{u}/s?body=x"], files={".curlrc": b"header \"X-From-Curlrc: 1\"\n"})
+case("-n --digest answers the 401 with the file's credentials", ["-s", "-n", "--digest", "{u}/digest"],
+     files={".netrc": b"machine 127.0.0.1 login u password p\n"})
+
+# -i and -I with -o FILE: the heads go into the file before the body, as curl writes them.
+case("-i -o FILE: the head, then the body, in the file", ["-s", "-i", "-o", "out.txt", "{u}/s?body=x&h=X-A:1"])
+case("-I -o FILE: the head in the file", ["-s", "-I", "-o", "out.txt", "{u}/s?body=x"])
+case("-i -L -o FILE: every head in the file", ["-s", "-i", "-L", "-o", "out.txt", "{u}/redirect/302?to=/s%3Fbody%3Dthere"])
+case("-i -D - -o FILE: heads on stdout and in the file", ["-s", "-i", "-D", "-", "-o", "out.txt", "{u}/s?body=x"])
+case("-i -D FILE -o FILE2", ["-s", "-i", "-D", "heads.txt", "-o", "out.txt", "{u}/redirect/301?to=/s"])
+case("-i -f -o FILE on a 404 leaves no file", ["-s", "-i", "-f", "-o", "out.txt", "{u}/s?status=404"],
+     differs="a failed download leaves no partial -o file (curl leaves what arrived)", differs_in=("files",),
+     check=lambda c, k: k.files == {} and c.files["out.txt"][1].startswith(b"HTTP/1.1 404"))
+case("-i -O: the heads in the -O file", ["-s", "-i", "-O", "{u}/dl/name.txt"])
+case("-i -o FILE for two URLs", ["-s", "-i", "-o", "a.txt", "{u}/s?body=a", "-o", "b.txt", "{u}/s?body=b"])
+
+
+# -w '%{json}': the same keys in the same order with the same value types; values equal except
+# the times, the speeds, the local port and address (courier cannot report them: docs/cli.md)
+# and curl_version.
+def json_write_out_agrees(c, k, loose=()):
+    import json
+    a, b = json.loads(c.stdout.decode()), json.loads(k.stdout.decode())
+    if list(a) != list(b):
+        return f"keys differ: curl {list(a)} courier {list(b)}"
+    volatile = {"local_ip", "local_port", "curl_version", "speed_download", "speed_upload"}
+    for key in a:
+        if type(a[key]) is not type(b[key]) and not (isinstance(a[key], (int, float)) and isinstance(b[key], (int, float))):
+            return f"{key}: curl {a[key]!r} courier {b[key]!r}"
+        if key.startswith("time_") or key in volatile or key in loose:
+            continue
+        if a[key] != b[key]:
+            return f"{key}: curl {a[key]!r} courier {b[key]!r}"
+    return True
+
+
+case("-w %{json}: one transfer", ["-s", "-o", "out.txt", "-w", "%{json}", "{u}/s?body=x&h=Content-Type:text/x"],
+     compare=("req", "files", "exit"), check=json_write_out_agrees)
+case("-w %{json}: a redirect followed, to standard output", ["-s", "-L", "-e", "http://ref/", "-w", "\\n%{json}",
+                                                              "{u}/redirect/302?to=/s%3Fbody%3Dthere"],
+     compare=("req", "exit"), check=lambda c, k: json_write_out_agrees(
+         type("R", (), {"stdout": c.stdout.split(b"\n", 1)[1]})(), type("R", (), {"stdout": k.stdout.split(b"\n", 1)[1]})()))
+case("-w %{json}: an unfollowed redirect", ["-s", "-o", "/dev/null", "-w", "%{json}", "{u}/redirect/301?to=/x"],
+     compare=("req", "exit"), check=json_write_out_agrees)
+case("-w %{json}: a failed transfer", ["-s", "-w", "%{json}", "http://127.0.0.1:1/"], compare=("exit",),
+     check=lambda c, k: json_write_out_agrees(c, k, loose=("errormsg",)))

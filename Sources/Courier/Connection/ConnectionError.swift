@@ -102,6 +102,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var proxy: String?
     /// The status of the proxy's reply to CONNECT, for `proxyTunnelFailed`.
     public var proxyStatus: Int?
+    /// The error a challenge handler failed the connection with (`ChallengeDisposition.fail`),
+    /// as it was given; nil otherwise.
+    public var underlying: (any Error)?
     /// The CONNECT exchanges before a `proxyTunnelFailed` (for the `-v` trace).
     var tunnelExchanges: [TunnelExchange] = []
     /// Whether any byte of the response had arrived when the exchange failed (nil when the

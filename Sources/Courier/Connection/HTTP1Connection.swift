@@ -88,6 +88,8 @@ public final class HTTP1Connection: Sendable {
     /// with the origin's name (SNI, host name verification, pinning), never the proxy's.
     static func connect(host: String, port: UInt16, tls: TLSConfiguration?, options: HTTP1ConnectionOptions,
                         via proxy: ProxyRoute?) async throws(ConnectionError) -> HTTP1Connection {
+        var options = options
+        if options.serverTrustHandler == nil { options.serverTrustHandler = options.currentServerTrustHandler?() }
         let loop = options.eventLoop ?? SharedRuntime.loop
         let started = Instant.now()
         var timings = ConnectionTimings()
@@ -317,6 +319,11 @@ public final class HTTP1Connection: Sendable {
             switch await handler(challenge) {
             case .useCredential: return
             case .cancelAuthenticationChallenge: throw ConnectionError(.cancelled, "the server-trust challenge was cancelled")
+            case .fail(let error):
+                var failure = ConnectionError.from(tls: TLSError(code: .certificateRejected,
+                                                                 message: "the server-trust challenge failed the connection to \(host): \(error)"))
+                failure.underlying = error
+                throw failure
             case .rejectProtectionSpace:
                 throw ConnectionError.from(tls: TLSError(code: .certificateRejected, message: "the server-trust challenge rejected \(host)"))
             case .performDefaultHandling:

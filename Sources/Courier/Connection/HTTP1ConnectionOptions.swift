@@ -70,6 +70,9 @@ public struct HTTP1ConnectionOptions: Sendable {
     /// AFNetworking's server-trust challenge: asked after every TLS handshake, before any request
     /// is sent. Nil: default handling (the policy, or the handshake's verification).
     public var serverTrustHandler: (@Sendable (ServerTrustChallenge) async -> ChallengeDisposition)? = nil
+    /// Asked for the server-trust handler when `serverTrustHandler` is nil, each time a
+    /// connection is opened (a session's handler that can be set at any time).
+    var currentServerTrustHandler: (@Sendable () -> (@Sendable (ServerTrustChallenge) async -> ChallengeDisposition)?)? = nil
 
     /// How long a request body sent with `Expect: 100-continue` waits for the server's 100
     /// Continue before it is sent anyway. Default 1 s (curl's `--expect100-timeout` default).

@@ -29,6 +29,9 @@ public struct Credential: Sendable, Hashable {
 
 /// What a challenge handler decides (AFNetworking's `NSURLSessionAuthChallengeDisposition`).
 public enum ChallengeDisposition: Sendable, Hashable {
+    /// Fail the task with this error (kept as the task error's `underlying`). Server trust: the
+    /// connection is refused before any request is sent. HTTP 401: the response is not delivered.
+    case fail(any Error)
     /// Server trust: trust this server whatever the default evaluation would say. HTTP 401: retry
     /// once with this credential, in the strongest scheme the server offers that
     /// `SessionConfiguration.authenticationSchemes` allows (Digest, then Basic; a Digest
@@ -41,6 +44,32 @@ public enum ChallengeDisposition: Sendable, Hashable {
     case cancelAuthenticationChallenge
     /// Server trust: fail as an untrusted server. HTTP 401: deliver the 401 response as it is.
     case rejectProtectionSpace
+
+    /// Equal when both are the same case with equal credentials; two `.fail` are equal when their
+    /// errors are of the same type and describe themselves the same way (`any Error` has no `==`).
+    public static func == (a: ChallengeDisposition, b: ChallengeDisposition) -> Bool {
+        switch (a, b) {
+        case (.useCredential(let x), .useCredential(let y)): return x == y
+        case (.performDefaultHandling, .performDefaultHandling), (.cancelAuthenticationChallenge, .cancelAuthenticationChallenge),
+             (.rejectProtectionSpace, .rejectProtectionSpace):
+            return true
+        case (.fail(let x), .fail(let y)): return Self.identity(x) == Self.identity(y)
+        default: return false
+        }
+    }
+
+    /// Hashes what `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .useCredential(let credential): hasher.combine(0); hasher.combine(credential)
+        case .performDefaultHandling: hasher.combine(1)
+        case .cancelAuthenticationChallenge: hasher.combine(2)
+        case .rejectProtectionSpace: hasher.combine(3)
+        case .fail(let error): hasher.combine(4); hasher.combine(Self.identity(error))
+        }
+    }
+
+    private static func identity(_ error: any Error) -> String { "\(type(of: error)):\(error)" }
 }
 
 /// The server-trust challenge asked after a TLS handshake, before any request is sent.

@@ -23,10 +23,25 @@ public struct TaskResponse<Value: Sendable>: Sendable {
 final class BufferSink: ResponseSink {
     private let limit: Int
     private let state = Mutex<(head: HTTPResponseHead?, body: ByteBuffer)>((nil, ByteBuffer()))
+    /// The session's handlers and the task's identifier, for the response handler.
+    private let hooks: SessionHookStore?
+    private let taskIdentifier: Int
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, hooks: SessionHookStore? = nil, taskIdentifier: Int = 0) {
+        self.limit = limit
+        self.hooks = hooks
+        self.taskIdentifier = taskIdentifier
+    }
 
     func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
+        if let handler = hooks?.withLock({ $0.receivedResponse }) {
+            let received = ReceivedResponse(taskIdentifier: taskIdentifier, head: head, url: request.uri)
+            // User code runs off the loop.
+            let disposition = await withTaskExecutorPreference(globalConcurrentExecutor) { await handler(received) }
+            if disposition == .cancel {
+                throw SessionError(.cancelled, "the session's response handler cancelled the task", url: request.uri.redactedDescription)
+            }
+        }
         state.withLock { $0 = (head, ByteBuffer()) }
     }
 
@@ -77,7 +92,7 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable
         let limit = session.configuration.maximumBodySize
         core.install(work: { core in
             let metrics = MetricsRecorder(url: url)
-            let sink = BufferSink(limit: limit)
+            let sink = BufferSink(limit: limit, hooks: session.hooks, taskIdentifier: core.identifier)
             let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false)
             var response: TaskResponse<Value>
             do throws(SessionError) {

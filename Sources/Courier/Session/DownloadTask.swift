@@ -115,6 +115,9 @@ public struct DownloadDestination: Sendable {
     /// directory that cannot take a temporary file) or appended to (a resumed download), as
     /// curl's --remove-on-error; otherwise that file keeps what arrived.
     public var removesPartialFileOnFailure: Bool
+    /// Bytes written to the file before the body (curl's `-i -o FILE` puts the response heads
+    /// there); nil or empty for none. They are not counted as body bytes.
+    public var leadingBytes: ByteBuffer?
 
     /// Creates a destination.
     /// - Parameters:
@@ -123,9 +126,11 @@ public struct DownloadDestination: Sendable {
     ///   - createsDirectories: whether missing directories are created (default false).
     ///   - removesPartialFileOnFailure: whether a failure removes a file written in place or
     ///     resumed (default false).
+    ///   - leadingBytes: bytes written before the body (default none).
     public init(path: String, existingFile: ExistingFilePolicy = .replace, createsDirectories: Bool = false,
-                removesPartialFileOnFailure: Bool = false) {
+                removesPartialFileOnFailure: Bool = false, leadingBytes: ByteBuffer? = nil) {
         self.path = path
+        self.leadingBytes = leadingBytes
         self.existingFile = existingFile
         self.createsDirectories = createsDirectories
         self.removesPartialFileOnFailure = removesPartialFileOnFailure
@@ -292,6 +297,7 @@ final class FileSink: ResponseSink {
             s.total = total ?? ((appending ? nil : announced))
             s.resumable = entityTag != nil || lastModified != nil || acceptsRanges || appending
         }
+        if let leading = placement.leadingBytes, leading.readableBytes > 0 { try await write(leading) }
     }
 
     /// The partial file already holds the whole resource (a 416 naming its size): it becomes the

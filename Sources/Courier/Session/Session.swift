@@ -59,6 +59,8 @@ final class SessionStorage: Sendable {
     /// The proxy configuration made concrete when the session was created (the environment is
     /// read then, once).
     let proxies: ProxySettings
+    /// The handlers settable at any time (`Session.setRedirectHandler(_:)` and the others).
+    let hooks: SessionHookStore
     private struct State {
         var nextIdentifier = 0
         var tasks: [Int: TaskCore] = [:]
@@ -76,6 +78,7 @@ final class SessionStorage: Sendable {
     init(configuration: SessionConfiguration) {
         LiveObjects.created(.session)
         self.configuration = configuration
+        hooks = SessionHookStore(SessionHooks(configuration: configuration))
         proxies = configuration.proxy.resolve()
         var resolver: Resolver?
         if !configuration.resolveOverrides.isEmpty || !configuration.connectTo.isEmpty || configuration.addressFamily != nil {
@@ -102,8 +105,11 @@ final class SessionStorage: Sendable {
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy
-        if let handler = configuration.challengeHandler {
-            options.serverTrustHandler = { challenge in await handler(.serverTrust(challenge)) }
+        // Read when each connection is opened: the handler can be set at any time.
+        let hooks = self.hooks
+        options.currentServerTrustHandler = {
+            guard let handler = hooks.withLock({ $0.challenge }) else { return nil }
+            return { challenge in await handler(.serverTrust(challenge)) }
         }
         var limits = PoolStateMachine.Limits()
         limits.maxConnectionsPerOrigin = configuration.maximumConnectionsPerHost
@@ -130,7 +136,9 @@ final class SessionStorage: Sendable {
     func refusedIdentifier() -> Int { state.withLock { s in s.nextIdentifier += 1; return s.nextIdentifier } }
 
     func taskFinished(_ identifier: Int, error: SessionError?, metrics: TaskMetrics, location: String? = nil) {
-        post(.taskCompleted(TaskCompletion(identifier: identifier, error: error, metrics: metrics, downloadLocation: location)))
+        let completion = TaskCompletion(identifier: identifier, error: error, metrics: metrics, downloadLocation: location)
+        hooks.withLock { $0.taskCompleted }?(completion)
+        post(.taskCompleted(completion))
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.tasks[identifier] = nil
             guard s.tasks.isEmpty else { return [] }

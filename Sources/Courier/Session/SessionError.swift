@@ -139,6 +139,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public static func connection(_ error: ConnectionError, url: String?) -> SessionError {
         var result = SessionError(error.code == .cancelled ? .cancelled : .connection, error.message, url: url)
         result.connectionError = error
+        result.underlying = error.underlying
         return result
     }
 

@@ -497,7 +497,7 @@ struct Transfer: Sendable {
                                       origin: authOrigin, counts: storage.digestNonceCounts)
             return .authenticate(credential, ChallengeAnswer(scheme: .digest, authorization: value), stale: true)
         }
-        if response.status == 401, let handler = configuration.challengeHandler, authentication.failures == 0 {
+        if response.status == 401, let handler = storage.hooks.withLock({ $0.challenge }), authentication.failures == 0 {
             // User code runs off the loop: a slow handler must not stall the loop's other connections.
             let disposition = await withTaskExecutorPreference(globalConcurrentExecutor) {
                 await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authentication.failures))
@@ -514,6 +514,11 @@ struct Transfer: Sendable {
             case .cancelAuthenticationChallenge:
                 await connection.close()
                 throw SessionError(.cancelled, "the authentication challenge was cancelled", url: request.uri.redactedDescription)
+            case .fail(let error):
+                await connection.close()
+                var failure = SessionError(.connection, "the challenge handler failed the task: \(error)", url: request.uri.redactedDescription)
+                failure.underlying = error
+                throw failure
             default: break
             }
         }
@@ -559,7 +564,7 @@ struct Transfer: Sendable {
             try await drain(body, connection: connection)
             throw error
         }
-        if let handler = configuration.redirectHandler {
+        if let handler = storage.hooks.withLock({ $0.redirect }) {
             let redirect = Redirect(status: info.status, response: head, previousRequest: request, nextRequest: next)
             // User code runs off the loop.
             let decision = await withTaskExecutorPreference(globalConcurrentExecutor) { await handler(redirect) }
