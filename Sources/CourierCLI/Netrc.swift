@@ -14,6 +14,7 @@
 // another host only that host's entry (if any) is used, so one host's credentials never reach
 // another, as in curl.
 
+import CourierBytes
 import CourierPosix
 import CourierURL
 
