@@ -82,11 +82,3 @@ enum Trace {
         host.contains(":") && !host.hasPrefix("[") ? "[" + host + "]" : host
     }
 }
-
-/// Where --trace or --trace-ascii writes.
-struct TraceDestination: Sendable, Equatable {
-    /// The file ("-": standard output, "%": standard error).
-    var path: String
-    /// --trace-ascii: the data as text, without the hex columns.
-    var ascii: Bool
-}

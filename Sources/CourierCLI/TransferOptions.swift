@@ -37,11 +37,11 @@ enum TransferKey: Hashable, Sendable {
     case output, remoteName, remoteNameAll, remoteHeaderName, remoteTime, outputDir, createDirs, noClobber, removeOnError
     case createFileMode, continueAt, include, head, dumpHeader, etagSave, etagCompare, verbose, writeOut
     case silent, showError, progressBar, noProgressMeter, noBuffer, stderr
-    case jsonResponse, sanitizeNulls, offline, trace, traceASCII, traceTime
+    case jsonResponse, sanitizeNulls, offline
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
     case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout, limitRate, speedLimit, speedTime, raw, ignoreContentLength
-    case retry, retryDelay, retryMaxTime, retryAllErrors, retryConnrefused, parallel, parallelMax, parallelImmediate
+    case retry, retryDelay, retryMaxTime, retryAllErrors, retryConnrefused
     // Connection
     case resolve, connectTo, ipv4, ipv6, proto, protoRedirect, protoDefault, noKeepalive, keepaliveTime, tcpNoDelay, happyEyeballsTimeout
     case unixSocket, abstractUnixSocket, interface, localPort
@@ -81,14 +81,6 @@ struct GlobalOptions: Sendable {
     var failEarly = false
     var showsHelp = false
     var showsVersion = false
-    /// --trace FILE or --trace-ascii FILE, the last one given (curl's rule).
-    var trace: TraceDestination?
-    /// --trace-time.
-    var traceTime = false
-    /// -Z, --parallel.
-    var parallel = false
-    /// --parallel-max N, as given (checked by the runner).
-    var parallelMax: String?
     /// --generate-completion-script SHELL.
     var completionShell: String?
     /// --generate-man-page.
@@ -107,8 +99,7 @@ struct TransferOptions: Sendable {
 
     /// The options that apply to the whole command line (curl's global options).
     static let globalKeys: Set<TransferKey> = [.silent, .showError, .progressBar, .noProgressMeter, .verbose, .stderr, .failEarly,
-                                                .help, .version, .trace, .traceASCII, .traceTime, .parallel, .parallelMax, .parallelImmediate,
-                                                .disable, .generateCompletion, .generateManPage]
+                                                .help, .version, .disable, .generateCompletion, .generateManPage]
 
     /// The whole `--help` text.
     static var helpText: String {
@@ -285,11 +276,6 @@ struct TransferOptions: Sendable {
                     case .failEarly: global.failEarly = option.isOn
                     case .help: global.showsHelp = option.isOn
                     case .version: global.showsVersion = option.isOn
-                    case .trace: global.trace = option.value.map { TraceDestination(path: $0, ascii: false) }
-                    case .traceASCII: global.trace = option.value.map { TraceDestination(path: $0, ascii: true) }
-                    case .traceTime: global.traceTime = option.isOn
-                    case .parallel: global.parallel = option.isOn
-                    case .parallelMax: global.parallelMax = option.value
                     case .generateCompletion: global.completionShell = option.value
                     case .generateManPage: global.showsManPage = option.isOn
                     default: break

@@ -37,6 +37,7 @@ public final class RouteMonitor: @unchecked Sendable {
 
     private let loop: EventLoop
     private let onEvent: (Event) -> Void
+    private let reportsEveryChange: Bool
     private var fd: CInt = -1
     private var registration: EventLoop.Registration?
     private var sync = RouteSync()
@@ -45,10 +46,14 @@ public final class RouteMonitor: @unchecked Sendable {
     /// Creates a monitor; nothing happens until `start()`.
     /// - Parameters:
     ///   - eventLoop: the loop whose thread runs the monitor.
+    ///   - reportsEveryChange: also report the table after a link, address or route message that
+    ///     left it unchanged (a route to some other network): for watchers of one destination,
+    ///     whose route any route change may move. False (the default) reports table changes only.
     ///   - onEvent: called on the loop thread with each table and with a failure.
-    public init(eventLoop: EventLoop, onEvent: @escaping (Event) -> Void) {
+    public init(eventLoop: EventLoop, reportsEveryChange: Bool = false, onEvent: @escaping (Event) -> Void) {
         self.loop = eventLoop
         self.onEvent = onEvent
+        self.reportsEveryChange = reportsEveryChange
         self.buffer = .allocate(byteCount: RouteMonitor.datagramCapacity, alignment: 8)
     }
 
@@ -143,7 +148,13 @@ public final class RouteMonitor: @unchecked Sendable {
                 return
             }
             if let failure = perform(output) { fail(failure); return }
-            if output.tableChanged { onEvent(.table(sync.table)) }
+            let touched = reportsEveryChange && sync.isSynced && messages.contains { message in
+                switch message.body {
+                case .link, .address, .route: return true
+                default: return false
+                }
+            }
+            if output.tableChanged || touched { onEvent(.table(sync.table)) }
         }
     }
 

@@ -172,3 +172,23 @@ extension SessionTests {
         }
     }
 }
+
+extension SessionTests {
+    @Suite struct Smells {
+        /// A resume record whose URL does not parse fails its task at once; nothing is requested
+        /// from a placeholder host.
+        @Test func aResumeRecordWithABadURLFailsTheTask() async throws {
+            try await withServer { server in
+                let session = makeSession()
+                let record = ResumeData(url: "http://[not a host/x", bytesOnDisk: 5, partialPath: "/nonexistent/partial")
+                let result = await session.downloadTask(resumingWith: record) { _, _ in "/dev/null" }.result()
+                let error = failure(result.result)
+                #expect(error?.code == .invalidURL)
+                #expect(error?.message.contains("http://[not a host/x") == true)
+                #expect(result.resumeData == record, "the record is handed back for the caller to inspect")
+                #expect(server.requestCount == 0)
+                await session.finishTasksAndInvalidate()
+            }
+        }
+    }
+}

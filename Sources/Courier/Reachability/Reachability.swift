@@ -15,8 +15,14 @@
 // - The handler runs on the monitor's event-loop thread, not a main queue: it must not block.
 // - If monitoring fails (netlink refused in a sandbox, a kernel error), the status returns to
 //   `.unknown` and `monitoringError` says why; `stop()` then `start()` tries again.
-// - No per-host reachability (managerForDomain:): Linux has no "would this host's address be
-//   routed" callback; a route lookup per host is left for later.
+// - Per host or address (managerForDomain:, managerForAddress:): SCNetworkReachability's
+//   "would a packet to this host be routed" becomes the kernel's own answer to RTM_GETROUTE for
+//   the destination (RouteLookup, what `ip route get` prints), asked again after every link,
+//   address or route change the monitor sees. A host name is resolved first, once per `start()`,
+//   by the Resolver (its own thread, not the cooperative pool); a name that does not resolve is
+//   `.notReachable` with `resolutionError` set. The status of a destination on this machine
+//   (localhost, 127.0.0.0/8, ::1, an own address) is `.reachable(.loopback)`. Of several
+//   addresses, the first one routed gives the status.
 //
 // Threading: the state sits in one `Mutex`; deliveries happen on the loop thread, outside the lock,
 // in the order the monitor produced them. The monitor and its socket live on the loop thread.
@@ -36,8 +42,22 @@ public final class Reachability: Sendable {
         let monitor: RouteMonitor
     }
 
+    /// What is watched.
+    public enum Target: Hashable, Sendable {
+        /// The network as a whole: the default route's interface (AFNetworking's sharedManager
+        /// and `manager`, which watch the "any" address).
+        case defaultRoute
+        /// One address (managerForAddress:).
+        case address(IPAddress)
+        /// A host name, resolved at each `start()` (managerForDomain:).
+        case host(String)
+    }
+
     private struct State {
         var status = ReachabilityStatus.unknown
+        var addresses: [IPAddress]?
+        var resolutionError: ResolutionError?
+        var lastTable: InterfaceTable?
         var interfaceName: String?
         var error: RouteMonitorError?
         var generation: UInt64 = 0
@@ -48,14 +68,56 @@ public final class Reachability: Sendable {
     }
 
     private let eventLoop: EventLoop?
+    private let resolver: Resolver?
     private let state = Mutex(State())
 
-    /// Creates a stopped monitor.
+    /// What this instance watches.
+    public let target: Target
+
+    /// Creates a stopped monitor of the network as a whole (the default route).
     /// - Parameter eventLoop: the loop to watch the netlink socket on; nil (the default) starts a
     ///   loop of its own at `start()` and shuts it down at `stop()`.
     public init(eventLoop: EventLoop? = nil) {
         self.eventLoop = eventLoop
+        self.resolver = nil
+        self.target = .defaultRoute
     }
+
+    /// Creates a stopped monitor of one address (managerForAddress:): reachable when the kernel
+    /// has a route to it.
+    /// - Parameters:
+    ///   - address: the destination.
+    ///   - eventLoop: as for `init(eventLoop:)`.
+    public init(address: IPAddress, eventLoop: EventLoop? = nil) {
+        self.eventLoop = eventLoop
+        self.resolver = nil
+        self.target = .address(address)
+        state.withLock { $0.addresses = [address] }
+    }
+
+    /// Creates a stopped monitor of a host (managerForDomain:). An IP literal is watched as an
+    /// address; a name is resolved at each `start()`.
+    /// - Parameters:
+    ///   - host: a host name or IP literal.
+    ///   - resolver: the resolver to use; nil makes one for each resolution and shuts it down after.
+    ///   - eventLoop: as for `init(eventLoop:)`.
+    public init(host: String, resolver: Resolver? = nil, eventLoop: EventLoop? = nil) {
+        self.eventLoop = eventLoop
+        self.resolver = resolver
+        if let literal = IPAddress(host) {
+            self.target = .address(literal)
+            state.withLock { $0.addresses = [literal] }
+        } else {
+            self.target = .host(host)
+        }
+    }
+
+    /// The addresses whose routes decide the status: the watched address, or the host's
+    /// addresses once resolved (nil before).
+    public var addresses: [IPAddress]? { state.withLock { $0.addresses } }
+
+    /// Why the host name did not resolve at the last `start()`, if it did not.
+    public var resolutionError: ResolutionError? { state.withLock { $0.resolutionError } }
 
     deinit {
         let (running, subscribers) = state.withLock { s in (s.running, s.subscribers) }
@@ -136,7 +198,12 @@ public final class Reachability: Sendable {
             s.generation += 1
             s.error = nil
             let generation = s.generation
-            let monitor = RouteMonitor(eventLoop: loop) { [weak self] event in
+            if case .host = target {
+                s.addresses = nil
+                s.resolutionError = nil
+            }
+            s.lastTable = nil
+            let monitor = RouteMonitor(eventLoop: loop, reportsEveryChange: target != .defaultRoute) { [weak self] event in
                 self?.received(event, generation: generation)
             }
             let running = Running(loop: loop, ownsLoop: ownsLoop, monitor: monitor)
@@ -154,6 +221,45 @@ public final class Reachability: Sendable {
         }
         if !accepted {
             received(.failed(RouteMonitorError(kind: .system(.notSupported))), generation: generation)
+        }
+        if case .host(let name) = target { resolve(name, loop: running.loop, generation: generation) }
+    }
+
+    /// Resolves the watched name, then evaluates the last table on the loop (if the monitor has
+    /// produced one already; otherwise its first table will be evaluated with the addresses).
+    private func resolve(_ name: String, loop: EventLoop, generation: UInt64) {
+        let resolver = self.resolver
+        Task.detached { [weak self] in
+            var addresses: [IPAddress] = []
+            var failure: ResolutionError? = nil
+            do throws(ResolutionError) {
+                let own = resolver == nil ? try? Resolver() : nil
+                guard let using = resolver ?? own else {
+                    throw ResolutionError(code: .system, host: name)
+                }
+                defer { if let own { Task { await own.shutdown() } } }
+                var seen = Set<IPAddress>()
+                for endpoint in try await using.resolve(host: name, port: 0) where seen.insert(endpoint.ip).inserted {
+                    addresses.append(endpoint.ip)
+                }
+            } catch {
+                failure = error
+            }
+            guard let self else { return }
+            let table = self.state.withLock { s -> InterfaceTable?? in
+                guard s.generation == generation else { return .none }
+                s.addresses = addresses
+                s.resolutionError = failure
+                return .some(s.lastTable)
+            }
+            guard case .some(let last) = table else { return }
+            if let last {
+                loop.execute { [weak self] in self?.received(.table(last), generation: generation) }
+            } else if failure != nil {
+                // No table yet, but a name that does not resolve is not reachable whatever the
+                // routes say.
+                loop.execute { [weak self] in self?.received(.table(InterfaceTable()), generation: generation) }
+            }
         }
     }
 
@@ -185,11 +291,39 @@ public final class Reachability: Sendable {
         var interfaceName: String? = nil
         var failure: RouteMonitorError? = nil
         switch event {
-        case .table(let table):
+        case .table(let table) where target == .defaultRoute:
             let path = table.primaryPath()
             interfaceName = path?.interface.name
             next = path.map { .reachable(ReachabilityStatus.kind(of: $0.interface, isWireless: RouteMonitor.isWirelessInterface)) }
                 ?? .notReachable
+        case .table(let table):
+            let (addresses, resolutionFailed) = state.withLock { s in
+                if s.generation == generation { s.lastTable = table }
+                return (s.addresses, s.resolutionError != nil)
+            }
+            // Still resolving: the status stays unknown until the name's addresses are known.
+            guard let addresses else { return }
+            if resolutionFailed {
+                next = .notReachable
+                break
+            }
+            var routed: (ReachabilityStatus, String?)? = nil
+            do throws(RouteLookupError) {
+                for address in addresses {
+                    let answer = try RouteLookup.lookUp(address)
+                    guard answer.isRouted else { continue }
+                    let interface = answer.outputInterface.flatMap { table.interfaces[$0] }
+                    let kind: ReachabilityStatus.InterfaceKind = answer.isLocal ? .loopback
+                        : interface.map { ReachabilityStatus.kind(of: $0, isWireless: RouteMonitor.isWirelessInterface) } ?? .other
+                    routed = (.reachable(kind), interface?.name)
+                    break
+                }
+                next = routed?.0 ?? .notReachable
+                interfaceName = routed?.1
+            } catch {
+                failure = RouteMonitorError(kind: .system(error.errno))
+                next = .unknown
+            }
         case .failed(let error):
             failure = error
             next = .unknown

@@ -6,7 +6,8 @@
 // is whether the interface carrying traffic is 802.11 (wireless), Ethernet (wired) or something
 // else (a tunnel, PPP, a cellular modem's raw-IP device, InfiniBand...). The strings follow
 // AFStringFromNetworkReachabilityStatus: "Unknown", "Not Reachable", and "Reachable via Wired",
-// "Reachable via Wireless", "Reachable" for the three kinds.
+// "Reachable via Wireless", "Reachable" for the three kinds, and "Reachable via Loopback" for a
+// host or address watcher whose destination is this machine.
 
 import CourierPosix
 
@@ -20,6 +21,10 @@ public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
         case wireless
         /// Anything else: tunnels, PPP, raw-IP cellular devices, InfiniBand, ...
         case other
+        /// The loopback interface: a host or address watcher whose destination is this machine
+        /// (localhost, 127.0.0.0/8, ::1, one of its own addresses). The default-route watcher
+        /// never reports it.
+        case loopback
     }
 
     /// Not known yet: monitoring has not started or has not finished its first full dump.
@@ -44,6 +49,7 @@ public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
         case .reachable(.wired): return "Reachable via Wired"
         case .reachable(.wireless): return "Reachable via Wireless"
         case .reachable(.other): return "Reachable"
+        case .reachable(.loopback): return "Reachable via Loopback"
         }
     }
 
@@ -68,6 +74,9 @@ public enum ReachabilityStatus: Hashable, Sendable, CustomStringConvertible {
     ///   - isWireless: whether the interface of this name is 802.11.
     /// - Returns: its kind.
     public static func kind(of interface: InterfaceTable.Interface, isWireless: (String) -> Bool) -> InterfaceKind {
+        if interface.hardwareType == Netlink.hardwareLoopback || interface.flags & Netlink.interfaceLoopback != 0 {
+            return .loopback
+        }
         if isWireless(interface.name) { return .wireless }
         if interface.hardwareType == Netlink.hardwareEthernet { return .wired }
         return .other

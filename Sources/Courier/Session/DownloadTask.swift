@@ -480,6 +480,15 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
     let core: TaskCore
     private let outcome = OnceValue<DownloadResult>()
 
+    /// A task that has already failed with `error` before anything was sent (a resume record
+    /// whose URL does not parse).
+    init(session: SessionStorage, failing error: SessionError, resume: ResumeData?) {
+        LiveObjects.created(.task)
+        core = TaskCore(identifier: session.refusedIdentifier())
+        outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: TaskMetrics(effectiveURL: "")))
+        core.markCompleted()
+    }
+
     init(session: SessionStorage, request: HTTPRequest, resume: ResumeData?, keepsPartialData: Bool,
          destination: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination) {
         LiveObjects.created(.task)

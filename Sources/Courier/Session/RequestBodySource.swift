@@ -333,8 +333,11 @@ final class RequestBodySource {
         }
     }
 
+    /// The most segments made in one trip to the blocking-I/O thread.
+    private static let maximumBatch = 64
+
     /// Segments of at most `unit` bytes from `body`: one when `oneAtATime` (a stream read may
-    /// wait), else up to `segmentSize` bytes' worth, ending at the first file range.
+    /// wait), else up to `maximumBatch` of them holding at most `segmentSize` bytes of memory.
     private static func batch(_ body: inout MultipartBodyStream, unit: Int,
                               oneAtATime: Bool) -> Result<(MultipartBodyStream, [MultipartSegment]), MultipartError> {
         var segments: [MultipartSegment] = []
@@ -342,9 +345,11 @@ final class RequestBodySource {
         do throws(MultipartError) {
             while let segment = try body.nextSegment(maxBytes: unit) {
                 segments.append(segment)
-                if oneAtATime { break }
-                if case .file = segment { break }
-                bytes += segment.count
+                if oneAtATime || segments.count >= maximumBatch { break }
+                // A file range costs no I/O to make (only a part's start and end stat the
+                // file), so ranges are batched: one trip to the thread per 64 of them, not one
+                // per MiB. Bytes in memory are bounded by `segmentSize`.
+                if case .bytes = segment { bytes += segment.count }
                 if bytes >= segmentSize { break }
             }
         } catch {

@@ -59,6 +59,8 @@ final class SessionStorage: Sendable {
     /// The proxy configuration made concrete when the session was created (the environment is
     /// read then, once).
     let proxies: ProxySettings
+    /// Why the session's own resolver could not start, when it could not: every task fails with it.
+    let resolverFailure: SessionError?
     /// The handlers settable at any time (`Session.setRedirectHandler(_:)` and the others).
     let hooks: SessionHookStore
     private struct State {
@@ -81,13 +83,21 @@ final class SessionStorage: Sendable {
         hooks = SessionHookStore(SessionHooks(configuration: configuration))
         proxies = configuration.proxy.resolve()
         var resolver: Resolver?
+        var resolverFailure: SessionError?
         if !configuration.resolveOverrides.isEmpty || !configuration.connectTo.isEmpty || configuration.addressFamily != nil {
             var settings = Resolver.Configuration(overrides: configuration.resolveOverrides)
             settings.connectTo = configuration.connectTo
             settings.addressFamily = configuration.addressFamily
-            resolver = try? Resolver(configuration: settings)
+            do { resolver = try Resolver(configuration: settings) } catch {
+                // Without its own resolver the session would quietly connect where the system's
+                // lookup says, ignoring the overrides it was given: every task fails instead.
+                var failure = SessionError(.connection, "the session's resolver (for its --resolve/--connect-to overrides or address family) could not start: \(error)")
+                failure.errnoValue = error.rawValue
+                resolverFailure = failure
+            }
         }
         self.resolver = resolver
+        self.resolverFailure = resolverFailure
         var options = HTTP1ConnectionOptions()
         options.connectTimeout = configuration.connectTimeout
         options.tlsHandshakeTimeout = configuration.connectTimeout
@@ -352,7 +362,11 @@ public final class Session: Sendable {
     /// - Returns: a suspended task.
     public func downloadTask(resumingWith data: ResumeData, headers: HTTPHeaders = HTTPHeaders(),
                              placement: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination) -> DownloadTask {
-        let uri = (try? URI(parsing: data.url)) ?? (try! URI(parsing: "http://invalid.invalid/"))
+        guard let uri = try? URI(parsing: data.url) else {
+            // No placeholder request: the task fails at once, naming the record's URL.
+            let error = SessionError(.invalidURL, "the resume data's URL does not parse: \(data.url)")
+            return DownloadTask(session: storage, failing: error, resume: data)
+        }
         let request = HTTPRequest(method: .get, uri: uri, headers: headers)
         return DownloadTask(session: storage, request: request, resume: data, keepsPartialData: true, destination: placement)
     }

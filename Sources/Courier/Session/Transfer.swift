@@ -110,6 +110,10 @@ struct Transfer: Sendable {
         // The transfer runs on its connections' event loop (issue: transport at wire speed):
         // pulling bytes that are already read is then a plain call on the same thread. Whatever
         // comes after it (serializers, the caller's code) runs on the caller's executor again.
+        if var failure = storage.resolverFailure {
+            failure.url = request.uri.redactedDescription
+            throw failure
+        }
         let loop = storage.pool.eventLoop
         return try await withTaskExecutorPreference(loop) { () async throws(SessionError) -> TransferOutcome in
             guard let policy = configuration.retryPolicy else { return try await runOnLoop(request, sink: sink) }
