@@ -94,6 +94,8 @@
 @_exported import enum CourierCookies.CookieStoreResult
 @_exported import enum CourierCookies.CookieRejection
 @_exported import struct CourierCookies.PublicSuffixList
+// The HTTP cache: a request's cache policy (HTTPCache and its events live in Courier).
+@_exported import enum CourierCache.CachePolicy
 
 // Content coding: the limits of gzip/deflate decoding and its errors.
 @_exported import enum CourierCompression.ContentCoding

@@ -30,7 +30,7 @@ public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible
         /// Every code, for `init?(rawValue:)`.
         static let all: [Code] = [
             .invalidName, .invalidHeaderName, .invalidHeaderValue, .invalidFilePath, .invalidFileRange,
-            .contentLengthOverflow, .fileUnavailable, .fileSizeChanged, .fileIdentityChanged,
+            .contentLengthOverflow, .notAFileURL, .fileNotReachable, .fileUnavailable, .fileSizeChanged, .fileIdentityChanged,
             .fileReadFailed, .streamEndedEarly, .streamTooLong, .streamFailed, .sinkFailed
         ]
 
@@ -50,6 +50,12 @@ public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible
         public static let invalidFileRange = Code("invalidFileRange")
         /// The body would be longer than 2^63 - 1 bytes.
         public static let contentLengthOverflow = Code("contentLengthOverflow")
+        /// A file part was given by a URL that is not a `file:` URL on this host (AFNetworking's
+        /// NSURLErrorBadURL, -1000, "Expected URL to be a file URL").
+        public static let notAFileURL = Code("notAFileURL")
+        /// A file part's `file:` URL names nothing that can be examined (AFNetworking's
+        /// NSURLErrorBadURL, -1000, "File URL not reachable.").
+        public static let fileNotReachable = Code("fileNotReachable")
 
         // MARK: The outside world, thrown while producing the body
 
@@ -112,9 +118,25 @@ public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible
         hasher.combine(offset)
     }
 
+    /// AFNetworking's error number for the codes it has one for: -1000 (NSURLErrorBadURL) for
+    /// `.notAFileURL` and `.fileNotReachable`; nil for the rest.
+    public var afNetworkingCode: Int? {
+        code == .notAFileURL || code == .fileNotReachable ? -1000 : nil
+    }
+
+    /// AFNetworking's failure reason for the codes it has one for, word for word.
+    public var failureReason: String? {
+        switch code {
+        case .notAFileURL: return "Expected URL to be a file URL"
+        case .fileNotReachable: return "File URL not reachable."
+        default: return nil
+        }
+    }
+
     /// A one-line summary (not API: match on `code`).
     public var description: String {
         var text = "multipart: \(code)"
+        if let failureReason { text += " (\(failureReason))" }
         if let partIndex { text += " (part \(partIndex))" }
         text += " at body offset \(offset)"
         if let underlying { text += ": \(underlying)" }

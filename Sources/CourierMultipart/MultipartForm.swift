@@ -78,6 +78,10 @@ public struct MultipartForm: Sendable {
     public let boundary: MultipartBoundary
     /// The parts, in append order.
     public private(set) var parts: [Part] = []
+    /// A bandwidth limit for sending the body (AFNetworking's `throttleBandwidthWithPacketSize:delay:`),
+    /// or nil to send as fast as the connection takes it. The session's body source waits between
+    /// packets asynchronously; producing the body by `read(into:)` or `renderedBytes()` ignores it.
+    public var throttle: MultipartThrottle?
     /// Every part's delimiter and header bytes, back to back.
     private(set) var framing: ByteBuffer
     /// "\r\n--B--\r\n".
@@ -279,6 +283,7 @@ public struct MultipartForm: Sendable {
     /// - Returns: the form.
     public func replacingBoundary(_ boundary: MultipartBoundary) -> MultipartForm {
         var form = MultipartForm(boundary: boundary)
+        form.throttle = throttle
         for part in parts {
             // Every part was validated when it was first appended; its lengths are unchanged
             // except the boundary's, which is bounded (70 bytes), so this cannot fail.
@@ -301,6 +306,15 @@ public struct MultipartForm: Sendable {
     public mutating func appendPart(headers: [MultipartHeader], body: ByteBuffer) throws(MultipartError) {
         try append(name: nil, fileName: nil, contentType: nil, customHeaders: headers,
                    body: .bytes(body), bodyLength: UInt64(body.readableBytes))
+    }
+
+    /// AFNetworking's `throttleBandwidthWithPacketSize:delay:`: at most `packetSize` bytes every
+    /// `delay` on average.
+    /// - Parameters:
+    ///   - packetSize: bytes per packet (AFNetworking suggests `MultipartThrottle.suggestedPacketSize`).
+    ///   - delay: the time per packet (AFNetworking suggests `MultipartThrottle.suggestedDelay`).
+    public mutating func throttleBandwidth(packetSize: Int, delay: Duration) {
+        throttle = MultipartThrottle(packetSize: packetSize, delay: delay)
     }
 
     // MARK: Building one part's framing

@@ -121,6 +121,10 @@ public enum QueryString {
             startPair(output: &output, state: &state)
             output.writeInteger(UInt8(ascii: "="))
             output.writeInteger(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+        case .bytes(let bytes):
+            startPair(output: &output, state: &state)
+            output.writeInteger(UInt8(ascii: "="))
+            bytes.withUnsafeReadableBytes { PercentEncoding.encode($0, allowing: set, into: &output) }
         }
     }
 

@@ -5,6 +5,8 @@
 // ordered list of pairs so tests and callers can build it from literals; the order given does not
 // matter to the output, which sorts keys (see QueryString.swift).
 
+import CourierBytes
+
 /// A parameter value for `QueryString.build`: a scalar, or a container of more values.
 public enum QueryValue: Sendable, Hashable {
     /// Text, written percent-encoded.
@@ -25,6 +27,10 @@ public enum QueryValue: Sendable, Hashable {
     case set([QueryValue])
     /// A dictionary: each value under `key[name]` (or `name` at the top level), names sorted.
     case dictionary([(String, QueryValue)])
+    /// Raw bytes (AFNetworking's NSData value): a multipart form field with exactly these bytes;
+    /// in a query string or form body, the bytes percent-encoded one by one (AFNetworking would
+    /// write NSData's description, `<68656c6c 6f>`, which no server means to receive).
+    case bytes(ByteBuffer)
 
     /// Structural equality; dictionary pairs are compared in the order given.
     public static func == (lhs: QueryValue, rhs: QueryValue) -> Bool {
@@ -38,6 +44,7 @@ public enum QueryValue: Sendable, Hashable {
         case let (.set(a), .set(b)): return a == b
         case let (.dictionary(a), .dictionary(b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case let (.bytes(a), .bytes(b)): return a == b
         default: return false
         }
     }
@@ -59,6 +66,9 @@ public enum QueryValue: Sendable, Hashable {
                 hasher.combine(key)
                 hasher.combine(value)
             }
+        case .bytes(let bytes):
+            hasher.combine(8)
+            hasher.combine(bytes)
         }
     }
 }
@@ -114,6 +124,22 @@ extension QueryValue: CustomStringConvertible {
         case .set(let values): return "{(" + values.map(\.description).joined(separator: ", ") + ")}"
         case .dictionary(let pairs):
             return "{" + pairs.map { "\($0.0) = \($0.1.description); " }.joined() + "}"
+        case .bytes(let bytes):
+            // NSData's classic description: lower-case hex in angle brackets.
+            let digits: [UInt8] = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = [UInt8(ascii: "<")]
+            for byte in bytes.readableBytesArray {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0xF)])
+            }
+            text.append(UInt8(ascii: ">"))
+            return String(decoding: text, as: UTF8.self)
         }
     }
+}
+
+extension QueryValue {
+    /// A `.bytes` value holding a copy of `bytes` (AFNetworking's NSData parameter).
+    /// - Parameter bytes: the bytes.
+    public init(bytes: [UInt8]) { self = .bytes(ByteBuffer(bytes: bytes)) }
 }

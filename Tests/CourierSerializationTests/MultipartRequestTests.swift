@@ -59,3 +59,21 @@ import Testing
         #expect(pairs.map(\.value) == ["1", "2", "1.5", "1", "1", "10", "2"])
     }
 }
+
+extension MultipartRequestTests {
+    /// AFNetworking's NSData parameters: a field with exactly those bytes, in the pairs' order.
+    @Test func byteParametersBecomeFieldsWithThoseBytes() throws {
+        let raw: [UInt8] = [0x00, 0xFF, 0xFE]
+        let request = try FormRequestSerializer().multipartRequest(
+            method: .post, uri: uri, parameters: ["z": "text", "b": QueryValue(bytes: raw), "n": ["k": .bytes(ByteBuffer(string: "v"))]],
+            boundary: boundary)
+        guard case .multipart(let form) = request.body else { Issue.record("not multipart"); return }
+        #expect(form.parts.map(\.name) == ["b", "n[k]", "z"])
+        guard case .bytes(let first) = form.parts[0].body, case .bytes(let second) = form.parts[1].body else {
+            Issue.record("not in-memory fields"); return
+        }
+        #expect(first.readableBytesArray == raw)
+        #expect(second.readableString == "v")
+        #expect(form.parts[0].fileName == nil && form.parts[0].contentType == nil, "a plain field, as appendPartWithFormData:name:")
+    }
+}

@@ -11,6 +11,16 @@ import Testing
         #expect(QueryString.build(parameters) == "baz%5B%5D=1&baz%5B%5D=2&baz%5B%5D=3&foo=bar")
     }
 
+    /// Bytes (AFNetworking's NSData values) are percent-encoded byte by byte, not described.
+    @Test func byteValuesArePercentEncodedRaw() {
+        let parameters: QueryValue = ["k": QueryValue(bytes: [0xFF, 0x41, 0x20, 0x00]), "a": .bytes(ByteBuffer(string: "é"))]
+        #expect(QueryString.build(parameters) == "a=%C3%A9&k=%FFA%20%00")
+        let leaves = QueryString.leaves(parameters)
+        #expect(leaves.map(\.name) == ["a", "k"])
+        #expect(leaves[1].value == QueryValue(bytes: [0xFF, 0x41, 0x20, 0x00]))
+        #expect(QueryValue(bytes: [0xAB, 0x01]).description == "<ab01>")
+    }
+
     @Test func nestedDictionaries() {
         let parameters: QueryValue = ["user": ["name": "Ann", "age": 30, "address": ["city": "Paris", "zip": "75001"]]]
         #expect(QueryString.build(parameters)
@@ -208,6 +218,7 @@ enum NaiveQueryString {
         case .int(let number): return [(key ?? "", String(number))]
         case .bool(let flag): return [(key ?? "", flag ? "1" : "0")]
         case .double(let number): return [(key ?? "", QueryString.describe(number))]
+        case .bytes(let bytes): return [(key ?? "", String(decoding: bytes.readableBytesArray, as: UTF8.self))]
         }
     }
 

@@ -136,6 +136,7 @@ extension FuzzChecks {
         case .int(let i): pairs.append(Pair(name: key ?? "", value: String(i)))
         case .double(let d): pairs.append(Pair(name: key ?? "", value: QueryString.describe(d)))
         case .string(let s): pairs.append(Pair(name: key ?? "", value: s))
+        case .bytes(let b): pairs.append(Pair(name: key ?? "", value: String(decoding: b.readableBytesArray, as: UTF8.self)))
         }
     }
 }

@@ -4,7 +4,8 @@
 // Order (AFNetworking's): the request is built with no parameters (defaults, timeout, header
 // validation); the parameters become form fields FIRST, one per query pair in AFNetworking's
 // flattening order (`AFQueryStringPairsFromDictionary`: keys sorted, `a[b]`, `a[]`, sets under the
-// bare key), names and values NOT percent-encoded, null as an empty value; then the caller's
+// bare key), names and values NOT percent-encoded, null as an empty value, `.bytes` values as
+// exactly those bytes (AFNetworking's NSData parameters); then the caller's
 // closure appends its parts. Content-Type is `multipart/form-data; boundary=…` and Content-Length
 // the form's exact `contentLength` — both only when the form has parts (AFNetworking sends an empty
 // form as no body at all). GET and HEAD are refused (AFNetworking asserts).
@@ -42,8 +43,13 @@ extension RequestSerializer {
         var form = MultipartForm(boundary: boundary)
         do {
             if let parameters {
-                for (name, value) in MultipartFieldPairs.pairs(of: parameters) {
-                    try form.appendField(name: name, value: value ?? "")
+                for (name, value) in QueryString.leaves(parameters) {
+                    // Bytes go in as they are (AFNetworking's NSData values); the rest as text.
+                    if case .bytes(let bytes) = value {
+                        try form.appendField(name: name, value: bytes)
+                    } else {
+                        try form.appendField(name: name, value: QueryString.pairs(value).first?.value ?? "")
+                    }
                 }
             }
             try constructingBody(&form)

@@ -196,6 +196,7 @@ extension QueryValue {
         case .array: return "an array"
         case .set: return "a set"
         case .dictionary: return "a dictionary"
+        case .bytes: return "bytes"
         }
     }
 }

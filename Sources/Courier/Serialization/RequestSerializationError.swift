@@ -35,6 +35,9 @@ public struct RequestSerializationError: Error, Sendable, CustomStringConvertibl
         public static let multipartFailed = Code("multipartFailed")
         /// A multipart request was asked for with GET or HEAD (AFNetworking asserts this).
         public static let methodCannotHaveBody = Code("methodCannotHaveBody")
+        /// A call that writes a multipart body to a file was given a request without one
+        /// (AFNetworking asserts that the request has a body stream).
+        public static let notMultipart = Code("notMultipart")
 
         /// The name.
         public var description: String { rawValue }

@@ -46,6 +46,11 @@ final class RequestBodySource {
     private let url: String
     /// The thread a stream body is read on; made on first use, stopped by `close()`.
     private var streamThread: BlockingIOThread?
+    /// A multipart form's bandwidth limit, when it has one and the body goes on the wire.
+    private let throttle: MultipartThrottle?
+    /// When the first paced byte was handed over, and how many have been since.
+    private var pacingStart: ContinuousClock.Instant?
+    private var pacedBytes: UInt64 = 0
 
     /// The most bytes in one segment read into memory (a stream read is at most 64 KiB, one
     /// chunk on the wire).
@@ -58,8 +63,10 @@ final class RequestBodySource {
     ///   - length: its length as the head declares it (a file's size was taken when the head was
     ///     made; the body must keep to it).
     ///   - url: the redacted URL, for error messages.
-    init(_ body: HTTPRequest.Body, length: BodyLength, url: String) {
+    ///   - paced: whether a form's `throttle` applies (the wire: yes; a rendering: no).
+    init(_ body: HTTPRequest.Body, length: BodyLength, url: String, paced: Bool = true) {
         self.url = url
+        if paced, case .multipart(let form) = body { throttle = form.throttle } else { throttle = nil }
         let total: UInt64?
         if case .known(let n) = length { total = n } else { total = nil }
         switch body {
@@ -108,9 +115,23 @@ final class RequestBodySource {
         case .asyncStream(let total, let stream, let reader, let sent):
             return try await nextOfAsyncStream(total: total, stream: stream, reader: reader, sent: sent)
         case .multipart(let form, let stream, let pending, let hasStreams, let open):
-            return try await nextOfForm(form, stream: stream, pending: pending, hasStreams: hasStreams, open: open,
-                                        fileRanges: fileRanges)
+            let segment = try await nextOfForm(form, stream: stream, pending: pending, hasStreams: hasStreams, open: open,
+                                               fileRanges: fileRanges)
+            if let throttle, let segment { await pace(segment.count, throttle) }
+            return segment
         }
+    }
+
+    /// Waits, asynchronously, until handing over `count` more bytes keeps to the form's rate
+    /// (AFNetworking sleeps its stream's thread instead; here no thread is held).
+    private func pace(_ count: Int, _ throttle: MultipartThrottle) async {
+        let clock = ContinuousClock()
+        let start = pacingStart ?? clock.now
+        pacingStart = start
+        pacedBytes += UInt64(count)
+        let wait = throttle.delay(afterSending: pacedBytes, elapsed: clock.now - start)
+        // Cancellation ends the wait early; the transfer notices it at its next step.
+        if wait > .zero { try? await Task.sleep(for: wait) }
     }
 
     // MARK: A file
@@ -276,7 +297,8 @@ final class RequestBodySource {
             // and is walked here; file parts are checked (stat) on the shared thread, a batch of
             // segments per trip; stream parts are read on the stream's own thread, one per trip.
             var body = stream ?? form.makeBodyStream(fileSystem: PosixFileSystem(mimeTypes: nil))
-            let unit = fileRanges ? Self.rangeSize : Self.segmentSize
+            // A throttled form goes out in packets of the throttle's size.
+            let unit = min(fileRanges ? Self.rangeSize : Self.segmentSize, throttle?.packetSize ?? .max)
             let needsIO = form.parts.contains { if case .bytes = $0.body { return false } else { return true } }
             let batch: Result<(MultipartBodyStream, [MultipartSegment]), MultipartError>
             if !needsIO {

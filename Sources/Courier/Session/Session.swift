@@ -397,7 +397,8 @@ public final class Session: Sendable {
         }
         let chunked = head.framing == .chunked
         var encoder = ChunkedEncoder()
-        let source = RequestBodySource(prepared.body, length: length, url: url)
+        // Not paced: a throttled form renders at once (only the wire is held to the rate).
+        let source = RequestBodySource(prepared.body, length: length, url: url, paced: false)
         defer { source.close() }
         while let segment = try await source.next(fileRanges: false) {
             guard case .bytes(let piece) = segment else { preconditionFailure("a file range where bytes were asked for") }
