@@ -3,15 +3,18 @@
 // the rest, and coalesces requests for the same URL into one fetch.
 //
 // Behaviour kept from AFNetworking (AFImageDownloader.m), in the order `download` checks it:
-// 1. The key is the URL as a string, userinfo included (`URL.absoluteString`). A URI that is not
-//    absolute fails at once with `badURL` (-1000) and gets no receipt.
+// 1. The key is the URL as a string, userinfo included (`URL.absoluteString`), plus the optional
+//    additional identifier (ResourceCacheKey). A URI that is not absolute fails at once with
+//    `badURL` (-1000) and gets no receipt.
 // 2. A fetch for the same key in flight or queued: the handler joins it (no second fetch) and gets
-//    a receipt of its own.
-// 3. The cache: a hit calls the handler with the cached value and returns nil (no receipt).
+//    a receipt of its own — whatever its cache policy, since that fetch is under way now.
+// 3. The cache, unless the policy is `reloadIgnoringCache`: a hit calls the handler with the
+//    cached value and returns nil (no receipt).
 // 4. Otherwise a new coalesced task: started when fewer than `maximumActiveDownloads` fetches run,
 //    else queued — at the back (FIFO) or at the front (LIFO) of the queue.
-// On completion the task leaves the table; a success is added to the cache (failures never are)
-// and every handler is called in the order it joined; then the next queued task starts.
+// On completion the task leaves the table; a success is added to the cache when the cache's
+// `shouldCache` agrees (failures never are) and every handler is called in the order it joined;
+// then the next queued task starts.
 //
 // `cancel(receipt)` removes that one handler and calls it with `cancelled` (-999). When it was the
 // last handler, the task goes too: a queued one leaves the queue, a running one has its fetch
@@ -26,10 +29,12 @@
 // - Generic over the fetch: a `@Sendable (HTTPRequest) async throws -> Decoded` closure does the
 //   transfer and the decoding (AFNetworking used its session manager and an image serializer). A
 //   Session-based convenience can be layered on top without changing this type.
-// - Handlers are not hopped to a main queue: each runs exactly once, never under the downloader's
-//   lock — on the task that ran the fetch, or synchronously inside `download` (cache hit, bad URL)
-//   or `cancel` (the cancelled handler). They must not block.
-// - Request cache policies (NSURLRequestCachePolicy) do not exist here: the cache is always asked.
+// - No main queue: handlers run on the downloader's `callbackExecutor` (an event loop, an actor,
+//   any enqueue function), each exactly once, never under the downloader's lock. The default,
+//   `.immediate`, runs them on the task that ran the fetch, or inside `download` (cache hit, bad
+//   URL) or `cancel` (the cancelled handler); they must not block.
+// - Request cache policies: `ResourceCachePolicy` per download; the two that fetch say so to
+//   HTTP caches with Cache-Control (no-cache, max-stale) since this downloader has no HTTP cache.
 //
 // Thread safety: one `Mutex` guards the task table, the queue and the active count. The cache has
 // its own lock, taken only under this one (never the other way round).
@@ -56,8 +61,10 @@ public final class ResourceDownloader<Decoded: Sendable>: Sendable {
     public let maximumActiveDownloads: Int
     /// Which queued download starts when a slot frees.
     public let prioritization: DownloadPrioritization
-    /// Where successful values are kept by URL, or nil for no caching.
-    public let cache: AutoPurgingCache<String, Decoded>?
+    /// Where successful values are kept by URL and identifier, or nil for no caching.
+    public let cache: (any ResourceCache<Decoded>)?
+    /// Where completion handlers run (AFNetworking's completion queue).
+    public let callbackExecutor: CallbackExecutor
 
     private let fetch: @Sendable (HTTPRequest) async throws -> Decoded
     private let state = Mutex(State())
@@ -66,16 +73,18 @@ public final class ResourceDownloader<Decoded: Sendable>: Sendable {
     /// - Parameters:
     ///   - maximumActiveDownloads: the most fetches at once (default 4, AFNetworking's); at least 1.
     ///   - prioritization: which queued request starts next (default FIFO).
-    ///   - cache: where to keep successful values by URL (default none).
+    ///   - cache: where to keep successful values by URL and identifier (default none).
+    ///   - callbackExecutor: where completion handlers run (default: where the result appears).
     ///   - fetch: transfers and decodes one resource; it runs in a task of its own, which is
     ///     cancelled when every handler waiting for it has been cancelled.
     public init(maximumActiveDownloads: Int = 4, prioritization: DownloadPrioritization = .fifo,
-                cache: AutoPurgingCache<String, Decoded>? = nil,
+                cache: (any ResourceCache<Decoded>)? = nil, callbackExecutor: CallbackExecutor = .immediate,
                 fetch: @escaping @Sendable (HTTPRequest) async throws -> Decoded) {
         precondition(maximumActiveDownloads >= 1, "maximumActiveDownloads must be at least 1")
         self.maximumActiveDownloads = maximumActiveDownloads
         self.prioritization = prioritization
         self.cache = cache
+        self.callbackExecutor = callbackExecutor
         self.fetch = fetch
     }
 
@@ -83,15 +92,16 @@ public final class ResourceDownloader<Decoded: Sendable>: Sendable {
     /// - Parameters:
     ///   - maximumActiveDownloads: the most fetches at once (default 4); at least 1.
     ///   - prioritization: which queued request starts next (default FIFO).
-    ///   - cache: where to keep decoded values by URL (default none).
+    ///   - cache: where to keep decoded values (default none).
+    ///   - callbackExecutor: where completion handlers run (default: where the result appears).
     ///   - fetch: transfers one resource's body.
     ///   - decode: turns the body into a value; its error fails the download (`fetchFailed`).
     public convenience init(maximumActiveDownloads: Int = 4, prioritization: DownloadPrioritization = .fifo,
-                            cache: AutoPurgingCache<String, Decoded>? = nil,
+                            cache: (any ResourceCache<Decoded>)? = nil, callbackExecutor: CallbackExecutor = .immediate,
                             fetch: @escaping @Sendable (HTTPRequest) async throws -> ByteBuffer,
                             decode: @escaping @Sendable (ByteBuffer) throws -> Decoded) {
         self.init(maximumActiveDownloads: maximumActiveDownloads, prioritization: prioritization, cache: cache,
-                  fetch: { request in try decode(try await fetch(request)) })
+                  callbackExecutor: callbackExecutor, fetch: { request in try decode(try await fetch(request)) })
     }
 
     /// The number of fetches running now.
@@ -104,23 +114,35 @@ public final class ResourceDownloader<Decoded: Sendable>: Sendable {
 
     /// Downloads the resource `request` names, or answers from the cache.
     ///
-    /// `completion` runs exactly once: with the cached value before this method returns (and
-    /// then the result is nil), with `badURL` before it returns (nil too), with `cancelled` from
-    /// `cancel(_:)`, or with the fetch's outcome on the fetch's task.
+    /// `completion` runs exactly once, on `callbackExecutor`: with the cached value (and then the
+    /// result is nil), with `badURL` (nil too), with `cancelled` after `cancel(_:)`, or with the
+    /// fetch's outcome.
     /// - Parameters:
-    ///   - request: the request; its URI (as a string) is the cache and coalescing key.
+    ///   - request: the request; its URI (as a string) and `identifier` are the cache and
+    ///     coalescing key.
+    ///   - identifier: AFNetworking's additional identifier: one of several variants of one URL.
+    ///   - cachePolicy: how the cache is used (default `.useCache`).
     ///   - receiptID: the identity of this handler's receipt (default: a new one).
     ///   - completion: receives the value or the error.
     /// - Returns: the receipt for `cancel(_:)`, or nil when the request was answered at once.
     @discardableResult
-    public func download(_ request: HTTPRequest, receiptID: DownloadReceipt.ID = DownloadReceipt.ID(),
+    public func download(_ request: HTTPRequest, identifier: String? = nil, cachePolicy: ResourceCachePolicy = .useCache,
+                         receiptID: DownloadReceipt.ID = DownloadReceipt.ID(),
                          completion: @escaping Completion) -> DownloadReceipt? {
         let url = request.uri.redactedDescription
+        let executor = callbackExecutor
+        let completion: Completion = { result in executor.run { completion(result) } }
         guard request.uri.isAbsolute else {
             completion(.failure(ResourceDownloaderError(code: .badURL, url: url)))
             return nil
         }
-        let key = request.uri.description
+        let key = ResourceCacheKey(request, identifier: identifier)
+        var request = request
+        switch cachePolicy {
+        case .useCache: break
+        case .reloadIgnoringCache: request.headers.replaceOrAdd(name: "Cache-Control", value: "no-cache")
+        case .returnCachedElseLoad: request.headers.replaceOrAdd(name: "Cache-Control", value: "max-stale")
+        }
         let outcome = state.withLock { s -> Outcome in
             // 2. Join a task in flight or queued.
             if let taskID = s.tasks[key]?.id {
@@ -128,13 +150,13 @@ public final class ResourceDownloader<Decoded: Sendable>: Sendable {
                 return .joined(DownloadReceipt(receiptID: receiptID, url: url, key: key, taskID: taskID))
             }
             // 3. The cache.
-            if let value = cache?.value(for: key) {
+            if cachePolicy != .reloadIgnoringCache, let value = cache?.value(for: key) {
                 return .cached(value)
             }
             // 4. A new task, started or queued.
             let taskID = s.nextTaskID
             s.nextTaskID += 1
-            s.tasks[key] = CoalescedTask(id: taskID, request: request, handlers: [Handler(id: receiptID, completion: completion)])
+            s.tasks[key] = CoalescedTask(id: taskID, request: request, identifier: identifier, handlers: [Handler(id: receiptID, completion: completion)])
             if s.active < maximumActiveDownloads {
                 start(key, in: &s)
             } else {
@@ -178,6 +200,7 @@ public final class ResourceDownloader<Decoded: Sendable>: Sendable {
             return handler
         }
         guard let removed else { return false }
+        // The stored handler already hops to the callback executor.
         removed.completion(.failure(ResourceDownloaderError(code: .cancelled, url: receipt.url)))
         return true
     }
@@ -185,14 +208,20 @@ public final class ResourceDownloader<Decoded: Sendable>: Sendable {
     /// Downloads the resource `request` names, or answers from the cache, and waits for it.
     /// Cancelling the calling task cancels this caller's share of the download (the fetch goes
     /// on while other handlers wait for it).
-    /// - Parameter request: the request; its URI is the cache and coalescing key.
+    /// - Parameters:
+    ///   - request: the request; its URI and `identifier` are the cache and coalescing key.
+    ///   - identifier: the additional identifier (a variant of the URL).
+    ///   - cachePolicy: how the cache is used.
     /// - Returns: the decoded value.
     /// - Throws: `ResourceDownloaderError`: `cancelled`, `badURL` or `fetchFailed`.
-    public func value(for request: HTTPRequest) async throws(ResourceDownloaderError) -> Decoded {
+    public func value(for request: HTTPRequest, identifier: String? = nil,
+                      cachePolicy: ResourceCachePolicy = .useCache) async throws(ResourceDownloaderError) -> Decoded {
         let share = CancellableShare()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Decoded, ResourceDownloaderError>, Never>) in
-                let receipt = download(request) { continuation.resume(returning: $0) }
+                let receipt = download(request, identifier: identifier, cachePolicy: cachePolicy) {
+                    continuation.resume(returning: $0)
+                }
                 if let receipt, share.register(receipt) {
                     cancel(receipt)
                 }
@@ -206,7 +235,7 @@ public final class ResourceDownloader<Decoded: Sendable>: Sendable {
     // MARK: Running fetches
 
     /// Starts the fetch of the task under `key` (under the lock; the task body runs later).
-    private func start(_ key: String, in s: inout State) {
+    private func start(_ key: ResourceCacheKey, in s: inout State) {
         let task = s.tasks[key]!
         s.active += 1
         let id = task.id
@@ -225,13 +254,16 @@ public final class ResourceDownloader<Decoded: Sendable>: Sendable {
 
     /// The end of a fetch: hand the result to the task's handlers (if the task is still the
     /// current one for its key), release the slot, start what the queue holds.
-    private func finish(_ key: String, id: UInt64, result: Result<Decoded, ResourceDownloaderError>) {
+    private func finish(_ key: ResourceCacheKey, id: UInt64, result: Result<Decoded, ResourceDownloaderError>) {
         let handlers = state.withLock { s -> [Handler] in
             var handlers: [Handler] = []
             if let task = s.tasks[key], task.id == id {
                 s.tasks[key] = nil
                 handlers = task.handlers
-                if case .success(let value) = result { cache?.add(value, for: key) }
+                if case .success(let value) = result, let cache,
+                   cache.shouldCache(value, for: task.request, identifier: task.identifier) {
+                    cache.add(value, for: key)
+                }
             }
             s.active -= 1
             while s.active < maximumActiveDownloads, !s.queue.isEmpty {
@@ -255,19 +287,20 @@ extension ResourceDownloader {
     fileprivate struct CoalescedTask: Sendable {
         let id: UInt64
         let request: HTTPRequest
+        let identifier: String?
         var handlers: [Handler]
         /// Set when the fetch has started; nil while queued.
         var fetchTask: Task<Void, Never>? = nil
     }
 
     fileprivate struct QueuedTask: Sendable {
-        let key: String
+        let key: ResourceCacheKey
         let id: UInt64
     }
 
     fileprivate struct State: Sendable {
         /// Queued and running tasks by key; a key has at most one.
-        var tasks: [String: CoalescedTask] = [:]
+        var tasks: [ResourceCacheKey: CoalescedTask] = [:]
         /// Tasks waiting for a slot; the next to start is first.
         var queue: [QueuedTask] = []
         /// Fetches running (cancelled ones included until they return).

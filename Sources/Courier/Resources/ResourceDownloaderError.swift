@@ -91,8 +91,8 @@ public struct DownloadReceipt: Hashable, Sendable {
     /// The request's URL with any userinfo removed.
     public let url: String
     /// The cache and coalescing key (the URL with userinfo, as AFNetworking keys by
-    /// `absoluteString`).
-    let key: String
+    /// `absoluteString`, and the additional identifier).
+    let key: ResourceCacheKey
     /// The coalesced fetch the handler joined.
     let taskID: UInt64
 }
