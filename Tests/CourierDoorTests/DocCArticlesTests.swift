@@ -212,7 +212,7 @@ private func consume(_ slice: ByteBuffer) {}
             if error.code == .connection, let transport = error.connectionError {
                 print(transport.code, transport.tlsError?.code as Any, transport.parserError?.code as Any)
             } else if error.code == .serialization, let refused = error.serializationError {
-                print(refused.code.number)                    // -1011 for a status, -1016 for a content type
+                print(refused.code.afNetworkingCode)          // -1011 for a status, -1016 for a content type
             }
             print(error.curlExitCode, error.afNetworkingCode ?? 0)
         }
