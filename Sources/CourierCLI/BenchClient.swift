@@ -81,7 +81,7 @@ enum BenchClient {
                         let headers: HTTPHeaders = keepAlive ? HTTPHeaders() : ["Connection": "close"]
                         try await connection!.send(method: .get, target: target.target, headers: headers)
                         let response = try await connection!.receiveResponse()
-                        guard response.status == 200 else { throw BenchError.status(response.status) }
+                        guard response.head.status == 200 else { throw BenchError.status(response.head.status) }
                         for try await slice in response.body { total += slice.readableBytes }
                     }
                     if let connection { await connection.close() }

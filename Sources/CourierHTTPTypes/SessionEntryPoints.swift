@@ -101,7 +101,7 @@ extension Session {
             throw SessionError(.connection, "the response failed: \(error)", url: request.uri.redactedDescription)
         }
         let response: HTTPTypes.HTTPResponse
-        do { response = try HTTPTypes.HTTPResponse(streamed.info) } catch {
+        do { response = try HTTPTypes.HTTPResponse(streamed.head) } catch {
             throw .conversion(error, url: streamed.url)
         }
         return HTTPTypesStreamedResponse(response: response, body: streamed.body,
@@ -113,9 +113,9 @@ extension Session {
     /// the session decodes a content coding (`acceptsCompressedResponses`: Content-Length counts
     /// the encoded bytes); else Content-Length when there is exactly one value.
     func expectedLength(request: Courier.HTTPRequest, streamed: StreamedResponse) -> Int? {
-        let status = streamed.info.status
+        let status = streamed.head.status
         if request.method == .head || status == 204 || status == 304 { return 0 }
-        let received = streamed.info.headers
+        let received = streamed.head.headers
         if configuration.acceptsCompressedResponses,
            received["Content-Encoding"].contains(where: { !$0.isEmpty && $0.lowercased() != "identity" }) {
             return nil

@@ -58,7 +58,7 @@ extension SessionTests {
                 let task = session.streamTask(with: server.request(path))
                 let response = try await task.response()
                 #expect(response.head.status == 200)
-                #expect(response.info.version == .http1_1)
+                #expect(response.head.version == .http1_1)
                 #expect(response.url.hasSuffix(path))
                 var received = 0
                 var slices = 0

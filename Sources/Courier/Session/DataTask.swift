@@ -33,7 +33,7 @@ final class BufferSink: ResponseSink {
         self.taskIdentifier = taskIdentifier
     }
 
-    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
+    func begin(_ head: HTTPResponseHead, request: HTTPRequest) async throws(SessionError) {
         if let handler = hooks?.withLock({ $0.receivedResponse }) {
             let received = ReceivedResponse(taskIdentifier: taskIdentifier, head: head, url: request.uri)
             // User code runs off the loop.

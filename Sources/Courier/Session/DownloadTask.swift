@@ -212,7 +212,7 @@ final class FileSink: ResponseSink {
     var resumeData: ResumeData? { state.withLock { $0.resumeData } }
     var finalPath: String? { state.withLock { $0.finalPath } }
 
-    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
+    func begin(_ head: HTTPResponseHead, request: HTTPRequest) async throws(SessionError) {
         let url = request.uri.redactedDescription
         // Kept before any check, so a refused response (416, a mismatch) is still reported.
         state.withLock { $0.head = head }

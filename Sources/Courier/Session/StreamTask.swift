@@ -182,10 +182,8 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
 
 /// The final response of a stream task: its head, and the body still to be read.
 public struct StreamedResponse: Sendable {
-    /// The head as the serializers see it.
+    /// The final response head.
     public var head: HTTPResponseHead
-    /// The head as received (version, reason phrase).
-    public var info: ResponseHeadInfo
     /// The URL of the request that got this response (after redirects).
     public var url: String
     /// The body.
@@ -195,10 +193,10 @@ public struct StreamedResponse: Sendable {
 /// Delivers the head to `response()` and slices through the channel.
 final class StreamSink: ResponseSink {
     let channel = BodyChannel()
-    let head = OnceValue<Result<(HTTPResponseHead, ResponseHeadInfo, String), SessionError>>()
+    let head = OnceValue<Result<(HTTPResponseHead, String), SessionError>>()
 
-    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
-        self.head.set(.success((head, info, request.uri.redactedDescription)))
+    func begin(_ head: HTTPResponseHead, request: HTTPRequest) async throws(SessionError) {
+        self.head.set(.success((head, request.uri.redactedDescription)))
     }
 
     func write(_ bytes: ByteBuffer) async throws(SessionError) { try await channel.send(bytes) }
@@ -271,8 +269,8 @@ public final class StreamTask: TaskCoreOwner, Sendable {
     public func response() async throws(SessionError) -> StreamedResponse {
         if let refused { throw refused }
         if !core.hasStarted { core.resume() }
-        let (head, info, url) = try await sink.head.wait().get()
-        return StreamedResponse(head: head, info: info, url: url, body: ResponseBodyStream(channel: sink.channel, task: core))
+        let (head, url) = try await sink.head.wait().get()
+        return StreamedResponse(head: head, url: url, body: ResponseBodyStream(channel: sink.channel, task: core))
     }
 
     /// The task's metrics once it completed (after the body ended or failed).
