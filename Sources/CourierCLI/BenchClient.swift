@@ -127,7 +127,7 @@ enum BenchClient {
         let start = ContinuousClock.now
         let task = session.uploadTask(with: HTTPRequest(method: .post, uri: uri, headers: headers), from: source)
         task.resume()
-        let response = await task.response()
+        let response = await task.response
         let seconds = seconds(since: start)
         await session.invalidateAndCancel()
         guard let status = response.head?.status else {

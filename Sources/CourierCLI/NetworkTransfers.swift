@@ -482,7 +482,7 @@ final class NetworkTransfers: Sendable {
         control.track(task)
         defer { control.track(nil) }
         let response: StreamedResponse
-        do { response = try await task.response() } catch {
+        do { response = try await task.value } catch {
             // A failure before any response still reports its times (-w %{time_total} of a
             // transfer that timed out is the deadline, as curl's).
             fill(&values, await task.completedMetrics())
@@ -618,7 +618,7 @@ final class NetworkTransfers: Sendable {
         if let progress { task.setProgressHandler(upload: nil, download: { progress.update($0) }) }
         control.track(task)
         defer { control.track(nil) }
-        let result = await task.result()
+        let result = await task.response
         fill(&values, result.metrics)
         if let head = result.head {
             values.httpCode = head.status
@@ -702,7 +702,7 @@ final class NetworkTransfers: Sendable {
         control.track(task)
         defer { control.track(nil) }
         task.resume()
-        let response = await task.response()
+        let response = await task.response
         fill(&values, response.metrics)
         if let head = response.head {
             values.httpCode = head.status

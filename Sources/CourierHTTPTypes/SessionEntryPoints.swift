@@ -59,7 +59,7 @@ extension Session {
         serializer.acceptableStatusCodes = nil
         let task = dataTask(with: request, serializer: serializer)
         task.resume()
-        let response = await withTaskCancellationHandler { await task.response() } onCancel: { task.cancel() }
+        let response = await withTaskCancellationHandler { await task.response } onCancel: { task.cancel() }
         let body = try response.result.get()
         guard let head = response.head else { throw SessionError(.connection, "no response", url: request.uri.redactedDescription) }
         do { return (try HTTPTypes.HTTPResponse(head), body) } catch {
@@ -94,7 +94,7 @@ extension Session {
         let streamed: StreamedResponse
         do {
             // The caller's cancellation reaches the transfer while it waits for the head.
-            streamed = try await withTaskCancellationHandler { try await task.response() } onCancel: { task.cancel() }
+            streamed = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
         } catch let error as SessionError {
             throw error
         } catch {
@@ -144,7 +144,7 @@ extension HTTPClient {
         }
         let task = session.dataTask(with: converted, serializer: responseSerializer)
         task.resume()
-        let response = await task.response()
+        let response = await task.response
         let value = try response.result.get()
         guard let head = response.head else { throw SessionError(.connection, "no response", url: converted.uri.redactedDescription) }
         do { return (value, try HTTPTypes.HTTPResponse(head)) } catch {

@@ -78,6 +78,16 @@ final class MetricsRecorder: Sendable {
         }
     }
 
+    /// The metrics so far, the duration up to now.
+    var snapshot: TaskMetrics {
+        let total = elapsed
+        return state.withLock { s in
+            var metrics = s.metrics
+            metrics.totalDuration = total
+            return metrics
+        }
+    }
+
     func finish() -> TaskMetrics {
         let total = elapsed
         return state.withLock { s in
@@ -605,7 +615,7 @@ struct Transfer: Sendable {
         let total = decoder.isIdentity ? announced : nil
         // The observer sees every event up to this head (the heads, their cookies) before the
         // caller gets the response: a stream task's caller that reads what its observer recorded
-        // as soon as `response()` returns finds the head there (courier -I printed nothing in
+        // as soon as `value` returns finds the head there (courier -I printed nothing in
         // about 2 % of runs). The callback queue is usually idle here: no suspension then.
         if core.hasObserver { await core.callbacksDrained() }
         try await sink.begin(head, request: request)
