@@ -214,7 +214,7 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
     ) async throws(SessionError) -> (value: Serializer.Value, response: HTTPResponseHead) {
         let task = try dataTask(method, path, parameters: parameters, headers: headers, serializer: serializer)
         task.resume()
-        return try await HTTPClient.unwrap(await task.response())
+        return try HTTPClient.unwrap(await task.response())
     }
 
     /// Runs `method` on `path` and returns the serialized value with the response head.
