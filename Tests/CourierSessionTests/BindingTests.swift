@@ -152,10 +152,16 @@ extension SessionTests {
                 #expect(response.result.successValue?.readableBytes == 1_000_000)
                 #expect(await eventually { cell.updates.withLock { $0.last } == .activity(false) && binding.tableSize == 0 })
                 let updates = cell.updates.withLock { $0 }
-                let downloads = updates.compactMap { if case .downloadProgress(let p) = $0 { p.completed } else { nil } }
+                let downloads = updates.compactMap { update -> UInt64? in
+                    if case .downloadProgress(let progress) = update { return progress.completed }
+                    return nil
+                }
                 #expect(!downloads.isEmpty && downloads == downloads.sorted() && downloads.last == 1_000_000, "\(downloads)")
                 // Activity: off (old, not running), off (new, not running yet), on with the first progress, off at the end.
-                let activity = updates.compactMap { if case .activity(let on) = $0 { on } else { nil } }
+                let activity = updates.compactMap { update -> Bool? in
+                    if case .activity(let on) = update { return on }
+                    return nil
+                }
                 #expect(activity == [false, false, true, false], "\(activity)")
 
                 // Weak: a target released while its task runs is freed; the task goes on.

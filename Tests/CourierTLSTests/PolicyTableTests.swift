@@ -328,16 +328,22 @@ private struct PolicyTableFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// Starts `argv` through bash (dash cannot name descriptors above 9), which first closes every
+/// descriptor above 2: nothing of this process (a build lock, a pipe) is inherited, so even a
+/// server left behind by a crashed test holds none of them. (glibc 2.36 has
+/// posix_spawn_file_actions_addclosefrom_np, but Swift's Glibc module does not export it.)
 private func spawnProcess(_ argv: [String], output: String) -> pid_t {
+    let closing = #"for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@""#
+    return spawnDirectly(["/bin/bash", "-c", closing, "bash"] + argv, output: output)
+}
+
+private func spawnDirectly(_ argv: [String], output: String) -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    // Nothing else of this process is inherited: an inherited descriptor (a build lock, a pipe)
-    // would outlive the test in a server that failed to stop.
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3)
     // Every signal at its default action and none blocked, whatever the test runner blocks or
     // ignores: a server that inherited a blocked SIGTERM would not stop when asked.
     var attributes = posix_spawnattr_t()
