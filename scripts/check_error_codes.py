@@ -14,39 +14,27 @@ import os
 import re
 import sys
 
-WAITING = {
-    # Code types not yet converted (issue 15 §4 is under way: the six RawRepresentable-with-a-
-    # public-initializer codes came first).
-    "Sources/CourierHTTP1/HTTPEncodingError.swift",
-    "Sources/CourierHTTP1/HTTPParserError.swift",
-    "Sources/CourierHTTP1/AuthenticationChallenge.swift",
-    "Sources/CourierJSON/JSONError.swift",
-    "Sources/Courier/Session/HTTPClient.swift",
-    "Sources/Courier/Resources/ResourceDownloaderError.swift",
-    "Sources/Courier/Serialization/XMLParser.swift",
-    "Sources/Courier/Serialization/PropertyListParser.swift",
-    "Sources/Courier/Serialization/ResponseSerializationError.swift",
-    "Sources/Courier/Serialization/RequestSerializationError.swift",
-    "Sources/Courier/Serialization/ImageSniffer.swift",
-    "Sources/CourierPosix/SocketSplicer.swift",
-    "Sources/CourierPosix/NetlinkMessage.swift",
-    "Sources/CourierPosix/EventLoop.swift",
-    "Sources/CourierPosix/HappyEyeballs.swift",
-    "Sources/CourierPosix/ResolverTypes.swift",
-    "Sources/CourierURL/URIError.swift",
-    "Sources/CourierPool/PoolError.swift",
-    "Sources/CourierHTTPTypes/Conversions.swift",
-}
+WAITING = set()  # every public Code is in the one shape now (issue 15 §4); keep it empty.
 
 CODE = re.compile(r"^([ \t]*)public (struct|enum) Code\b([^{]*)\{", re.M)
 
 
 def body_of(text, start):
-    """The text of the declaration whose `{` is at or after start, up to its matching `}`."""
+    """The text of the declaration whose `{` is at or after start, up to its matching `}`; braces
+    in `//` comments and in string literals do not count."""
     depth, i = 0, text.index("{", start)
     begin = i
     while i < len(text):
-        if text[i] == "{":
+        if text.startswith("//", i):
+            i = text.find("\n", i)
+            if i < 0:
+                break
+            continue
+        if text[i] == '"':
+            i += 1
+            while i < len(text) and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif text[i] == "{":
             depth += 1
         elif text[i] == "}":
             depth -= 1
@@ -71,6 +59,18 @@ def problems(text):
             found.append("Code has a public init(rawValue:), which opens the set")
         if not re.search(r"public init\?\(rawValue: String\)", body):
             found.append("Code has no public init?(rawValue:) answering its own names")
+        # Each constant's raw value is its own name, and `all` (what init?(rawValue:) answers)
+        # holds every constant.
+        constants = re.findall(r"public static let (\w+)\s*=\s*Code\(\s*\"(\w+)\"", body)
+        every = re.search(r"static let all: \[Code\] = \[([^\]]*)\]", body)
+        listed = set(re.findall(r"\.(\w+)", every.group(1))) if every else set()
+        for name, raw in constants:
+            if name != raw:
+                found.append(f"Code.{name}'s raw value is \"{raw}\", not its name")
+            if every and name not in listed:
+                found.append(f"Code.{name} is missing from Code.all")
+        if every and not constants:
+            found.append("Code's constants are not made as `public static let name = Code(\"name\"...)`")
     return found
 
 

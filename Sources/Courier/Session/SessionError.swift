@@ -223,7 +223,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .badContentEncoding, .decodedSizeExceeded: return -1015
         case .fileTooLarge, .bodyTooLarge: return -1103
         case .connection: return connectionError?.afNetworkingCode
-        case .serialization: return serializationError?.code.number
+        case .serialization: return serializationError?.code.afNetworkingCode
         case .fileWriteFailed: return -3003
         case .invalidDestination: return -3000
         case .fileReadFailed: return -1022
