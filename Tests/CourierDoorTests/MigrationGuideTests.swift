@@ -111,20 +111,26 @@ typealias Manager = HTTPClient<FormRequestSerializer, JSONResponseSerializer>
         let task = session.dataTask(with: request, serializer: JSONResponseSerializer())
         task.setProgressHandler(upload: nil, download: { print($0.completed, $0.total ?? 0) })
         task.resume()
-        let outcome = await task.response()                  // the completion handler's (response, responseObject, error)
-        print(outcome.head?.status ?? 0, (try? outcome.result.get()) as Any)
+        let outcome = await task.response                  // the completion handler's (response, responseObject, error)
+        print(outcome.head?.status ?? 0, outcome.value as Any, outcome.error as Any)
+        let json = try await task.value                    // or the value alone, the error thrown; `await task.result` as a Result
+        print(json as Any)
 
         // uploadTaskWithRequest:fromFile:progress:completionHandler:
         let upload = session.uploadTask(with: HTTPRequest(method: .put, uri: try URI(parsing: "https://example.com/f")),
                                         from: .file(path: "/tmp/f"))
-        print(await upload.response().head?.status ?? 0)
+        print(await upload.response.head?.status ?? 0)
 
         // downloadTaskWithRequest:progress:destination:completionHandler:
-        let download = await session.downloadTask(with: request) { _, _ in "/tmp/data.json" }.result()
-        if case .failure = download.result, let resumeData = download.resumeData {
+        let download = await session.downloadTask(with: request) { _, _ in "/tmp/data.json" }.response   // value: the path
+        if let error = download.error, let resumeData = download.resumeData {
             // downloadTaskWithResumeData:progress:destination:completionHandler:
-            print(await session.downloadTask(resumingWith: resumeData) { _, _ in "/tmp/data.json" }.result().result)
+            print(error, try await session.downloadTask(resumingWith: resumeData) { _, _ in "/tmp/data.json" }.value)
         }
+
+        // a body read as it arrives (no AFNetworking counterpart): the same outcome, known at the final head
+        let streamed = try await session.streamTask(with: request).value
+        for try await slice in streamed.body { print(streamed.head.status, slice.readableBytes) }
 
         // invalidateSessionCancelingTasks:resetSession:
         await session.invalidateAndCancel()                  // or finishTasksAndInvalidate()
@@ -198,6 +204,30 @@ typealias Manager = HTTPClient<FormRequestSerializer, JSONResponseSerializer>
         if let receipt { _ = downloader.cancel(receipt) }    // cancelTaskForImageDownloadReceipt:
         let info = try await downloader.value(for: logo)     // or simply await the value
         print(info?.format as Any, cache.memoryUsage)        // memoryUsage
+        // end doc
+    }
+
+    func bindingsShape() async throws {
+        // doc: docs/migrating-from-afnetworking.md 10
+        final class Avatar: Sendable {                       // any object: a TUI cell, a GTK widget's owner, a cache slot
+            func show(_ update: ResourceBindingUpdate<ImageInfo?>) { print(update) }
+        }
+        let avatar = Avatar()
+        let logo = HTTPRequest(method: .get, uri: try URI(parsing: "https://example.com/logo.png"))
+
+        // UIImageView+AFNetworking: setImageWithURLRequest:placeholderImage:success:failure:
+        let images = ResourceBinding<Avatar, ImageInfo?>(
+            downloader: ResourceDownloader(session: Session(), serializer: ImageResponseSerializer())) { avatar, update in
+            avatar.show(update)                              // .placeholder, .value(_, fromCache:), .failed
+        }
+        images.load(logo, into: avatar)                      // cached: at once, no request; else loads it
+        images.cancelLoad(for: avatar)                       // cancelImageDownloadTask
+
+        // UIProgressView+AFNetworking, UIActivityIndicatorView+AFNetworking
+        let indicators = TaskBinding<Avatar> { _, update in print(update) }   // .activity(Bool), .downloadProgress(p), ...
+        let task = Session().dataTask(with: logo)
+        indicators.bind(task, to: avatar)                    // the task bound to this avatar before is cancelled
+        task.resume()
         // end doc
     }
 }

@@ -35,7 +35,7 @@ extension SessionTests {
                 return error?.path == directory + "/broken.der" && error?.tlsError != nil
             }
             await #expect { _ = try await SecurityPolicy.certificates(inDirectory: directory + "/missing") } throws: {
-                ($0 as? PinnedCertificatesError)?.errnoValue == ENOENT
+                ($0 as? PinnedCertificatesError)?.errno?.rawValue == ENOENT
             }
         }
 
@@ -56,7 +56,7 @@ extension SessionTests {
                         $0.tls = TestTLS.client
                         $0.securityPolicy = policy
                     }
-                    let response = await session.dataTask(with: server.request("/bytes/10")).response()
+                    let response = await session.dataTask(with: server.request("/bytes/10")).response
                     if passes {
                         #expect(response.result.successValue != nil, "\(response.result)")
                     } else {

@@ -1,20 +1,16 @@
-// A response received on an HTTP1Connection: the head as owned values and the body as an
+// A response received on an HTTP1Connection: the head (an HTTPResponseHead) and the body as an
 // AsyncSequence of zero-copy slices of the receive buffer, read on demand (design §4).
 
 import CourierBytes
 import CourierHTTP1
 import Synchronization
 
-/// A final response: status, version, fields, and the body stream.
+/// A final response: its head and the body stream.
 public struct HTTP1Response: Sendable {
-    /// The status code (200–599).
-    public let status: Int
-    /// The response's HTTP version.
-    public let version: HTTPVersion
-    /// The reason phrase as sent (may be empty).
-    public let reasonPhrase: String
-    /// The header fields, in order (owned copies).
-    public let headers: HTTPHeaders
+    /// The final head (status 101 or 200–999; interim 1xx heads are skipped): version, status,
+    /// reason phrase and fields as owned copies — the same `HTTPResponseHead` the session's tasks
+    /// hand out.
+    public let head: HTTPResponseHead
     /// How the wait for 100 Continue ended when the request carried `Expect: 100-continue` and
     /// a body; nil otherwise.
     public let expectContinue: ExpectContinueOutcome?
@@ -109,15 +105,17 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
     /// receive buffer alive).
     /// - Parameter limit: the most bytes to accept (design §5: 10 MiB default).
     /// - Returns: the body.
-    /// - Throws: `ConnectionError` (`invalidRequest` when the body exceeds `limit`; the connection
-    ///   is then closed).
+    /// - Throws: `ConnectionError` (`bodyTooLarge`, with `limit`, when the body exceeds `limit`;
+    ///   the connection is then closed).
     public func collect(upTo limit: Int = 10 * 1024 * 1024) async throws(ConnectionError) -> ByteBuffer {
         var result = ByteBuffer()
         var iterator = makeAsyncIterator()
         while let slice = try await iterator.next() {
             guard result.readableBytes + slice.readableBytes <= limit else {
                 await connection.close()
-                throw ConnectionError(.invalidRequest, "the body is larger than \(limit) bytes")
+                var error = ConnectionError(.bodyTooLarge, "the response body is larger than collect(upTo:)'s limit of \(limit) bytes")
+                error.limit = limit
+                throw error
             }
             result.writeBuffer(slice)
         }

@@ -92,7 +92,7 @@ final class SessionStorage: Sendable {
                 // Without its own resolver the session would quietly connect where the system's
                 // lookup says, ignoring the overrides it was given: every task fails instead.
                 var failure = SessionError(.connection, "the session's resolver (for its --resolve/--connect-to overrides or address family) could not start: \(error)")
-                failure.errnoValue = error.rawValue
+                failure.errno = error
                 resolverFailure = failure
             }
         }
@@ -247,7 +247,7 @@ final class SessionStorage: Sendable {
 /// let session = Session()
 /// let task = session.dataTask(with: request, serializer: JSONResponseSerializer())
 /// task.resume()
-/// let json = try await task.value()
+/// let json = try await task.value
 /// ```
 public final class Session: Sendable {
     /// The configuration the session was made with.
@@ -311,7 +311,7 @@ public final class Session: Sendable {
 
     /// A task whose response body streams as an `AsyncSequence` with back-pressure.
     /// - Parameter request: the request.
-    /// - Returns: a suspended task (`response()` resumes it).
+    /// - Returns: a suspended task (`value`, `result` and `response` resume it).
     public func streamTask(with request: HTTPRequest) -> StreamTask {
         StreamTask(session: storage, request: request)
     }
