@@ -64,7 +64,7 @@ private func consume(_ slice: ByteBuffer) {}
         // doc: Sources/Courier/Courier.docc/GettingStarted.md 4
         let session = Session(configuration: SessionConfiguration())
         let request = HTTPRequest(method: .get, uri: try URI(parsing: "https://example.com/big.iso"))
-        let download = await session.downloadTask(with: request) { _, _ in "/tmp/big.iso" }.result()
+        let download = await session.downloadTask(with: request) { _, _ in "/tmp/big.iso" }.response
         print(download.result)
         let shared = try HTTPClient(baseURL: "https://api.example.com/v1", session: session)
         print(shared.baseURL?.description ?? "")
@@ -83,7 +83,7 @@ private func consume(_ slice: ByteBuffer) {}
             case .connection: print("transport:", error.connectionError?.code as Any)
             default: print(error.code)
             }
-            print(error.curlExitCode, error.afNetworkingCode ?? 0, error.localizedDescription)
+            print(error.afNetworkingCode ?? 0, error.localizedDescription)
         }
         // end doc
     }
@@ -93,7 +93,7 @@ private func consume(_ slice: ByteBuffer) {}
         let connection = try await HTTP1Connection.connect(host: "example.com", port: 443, tls: .default)
         try await connection.sendHead(method: .get, target: "/")
         let response = try await connection.receiveResponse()
-        print(response.status, response.headers.first(name: "content-type") ?? "")
+        print(response.head.status, response.head.headers.first(name: "content-type") ?? "")
         for try await slice in response.body { consume(slice) }   // slices of the receive buffer, no copy
         if connection.isReusable {
             try await connection.send(method: .post, target: "/echo", body: ByteBuffer(string: "hello"))
@@ -132,7 +132,7 @@ private func consume(_ slice: ByteBuffer) {}
         // doc: Sources/Courier/Courier.docc/StreamingAndBackPressure.md 1
         let session = Session()
         let request = HTTPRequest(method: .get, uri: try URI(parsing: "https://example.com/big.log"))
-        let streamed = try await session.streamTask(with: request).response()
+        let streamed = try await session.streamTask(with: request).value
         print(streamed.head.status)
         var received = 0
         for try await slice in streamed.body {              // ByteBuffer slices, zero copy
@@ -160,7 +160,7 @@ private func consume(_ slice: ByteBuffer) {}
         let upload = HTTPRequest(method: .put, uri: try URI(parsing: "https://example.com/log"),
                                  body: .asyncStream(length: nil, Countdown()))   // no length: sent chunked
         let task = Session().dataTask(with: upload)
-        print(await task.response().head?.status ?? 0)
+        print(await task.response.head?.status ?? 0)
         // end doc
     }
 
@@ -214,7 +214,7 @@ private func consume(_ slice: ByteBuffer) {}
             } else if error.code == .serialization, let refused = error.serializationError {
                 print(refused.code.afNetworkingCode)          // -1011 for a status, -1016 for a content type
             }
-            print(error.curlExitCode, error.afNetworkingCode ?? 0)
+            print(error.afNetworkingCode ?? 0, error.localizedDescription)
         }
         // end doc
     }
