@@ -13,57 +13,72 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's name.
         public let rawValue: String
-        /// Creates a code from its name.
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
         /// - Parameter rawValue: the name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .connectTimeout, .localBindFailed, .transferTooSlow, .tlsHandshakeTimeout, .idleTimeout,
+            .totalTimeout, .connectFailed, .tlsFailed, .protocolError, .remoteClosed, .bodyTruncated,
+            .cancelled, .invalidRequest, .notReusable, .earlyResponse, .proxyTunnelFailed
+        ]
+
         /// The code's name.
         public var description: String { rawValue }
 
         /// The TCP connection was not established within `connectTimeout` (curl exit 28).
-        public static let connectTimeout = Code(rawValue: "connectTimeout")
+        public static let connectTimeout = Code("connectTimeout")
         /// The local end of the connection could not be set up as asked (`LocalBinding`): no such
         /// interface or host, no free port in the range, an address that is not local (curl 45).
-        public static let localBindFailed = Code(rawValue: "localBindFailed")
+        public static let localBindFailed = Code("localBindFailed")
         /// The transfer was slower than `HTTP1ConnectionOptions.lowSpeedLimit` for its duration
         /// (curl `-Y`/`-y`: "Operation too slow", exit 28).
-        public static let transferTooSlow = Code(rawValue: "transferTooSlow")
+        public static let transferTooSlow = Code("transferTooSlow")
         /// The TLS handshake did not complete within `tlsHandshakeTimeout` (curl exit 28).
-        public static let tlsHandshakeTimeout = Code(rawValue: "tlsHandshakeTimeout")
+        public static let tlsHandshakeTimeout = Code("tlsHandshakeTimeout")
         /// No byte was read or written for `idleTimeout` while waiting on the peer (curl exit 28).
-        public static let idleTimeout = Code(rawValue: "idleTimeout")
+        public static let idleTimeout = Code("idleTimeout")
         /// The exchange did not finish within `totalTimeout` (curl `--max-time`, exit 28).
-        public static let totalTimeout = Code(rawValue: "totalTimeout")
+        public static let totalTimeout = Code("totalTimeout")
         /// Resolution or connection failed (`resolutionError` or `connectError` says why; curl 6/7).
-        public static let connectFailed = Code(rawValue: "connectFailed")
+        public static let connectFailed = Code("connectFailed")
         /// TLS failed: handshake, certificate, or a close without close_notify where it matters
         /// (`tlsError` says which; curl 35/60/56).
-        public static let tlsFailed = Code(rawValue: "tlsFailed")
+        public static let tlsFailed = Code("tlsFailed")
         /// The peer broke HTTP/1.1 (`parserError` says how; curl 8).
-        public static let protocolError = Code(rawValue: "protocolError")
+        public static let protocolError = Code("protocolError")
         /// The peer closed or reset the connection: before any byte of the response ("empty
         /// reply", curl 52, `parserError.code == .emptyResponse`), inside a head, or with a read or
         /// write error (`errno`; curl 55/56).
-        public static let remoteClosed = Code(rawValue: "remoteClosed")
+        public static let remoteClosed = Code("remoteClosed")
         /// The connection closed inside a Content-Length or chunked body (curl 18).
-        public static let bodyTruncated = Code(rawValue: "bodyTruncated")
+        public static let bodyTruncated = Code("bodyTruncated")
         /// The task was cancelled or the connection was closed while the operation waited
         /// (AFNetworking -999).
-        public static let cancelled = Code(rawValue: "cancelled")
+        public static let cancelled = Code("cancelled")
         /// The request could not be encoded, or the body did not match its declared length
         /// (`encodingError`); nothing was sent and the connection is unchanged.
-        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        public static let invalidRequest = Code("invalidRequest")
         /// The connection cannot carry this operation now: closed, a previous response not read
         /// to its end, the peer asked to close, or another operation is in progress.
-        public static let notReusable = Code(rawValue: "notReusable")
+        public static let notReusable = Code("notReusable")
         /// The server sent its final response while the request body was still being sent, and
         /// is not taking the rest (an early 413 or 401, or one that says `Connection: close`, with
         /// the upload blocked or failed): the rest of the body is not sent. The response is still
         /// there: read it with `receiveResponse()`; the connection closes after it (the request can
         /// no longer be framed). A failed write after such a response reports this code too.
-        public static let earlyResponse = Code(rawValue: "earlyResponse")
+        public static let earlyResponse = Code("earlyResponse")
         /// The proxy answered a CONNECT request with a status other than 2xx (`proxyStatus`
         /// says which); no tunnel was opened (curl exit 56, "CONNECT tunnel failed, response N").
-        public static let proxyTunnelFailed = Code(rawValue: "proxyTunnelFailed")
+        public static let proxyTunnelFailed = Code("proxyTunnelFailed")
     }
 
     /// The code.
