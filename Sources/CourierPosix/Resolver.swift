@@ -123,7 +123,7 @@ public final class Resolver: Sendable {
         let (code, errno, addresses) = Sys.getAddressInfo(host: host, port: port, numericHostOnly: false)
         if code != 0 {
             return .failure(ResolutionError(code: .init(addressInfoValue: code), host: host,
-                                            systemError: errno == 0 ? nil : Errno(rawValue: errno)))
+                                            errno: errno == 0 ? nil : Errno(rawValue: errno)))
         }
         if addresses.isEmpty { return .failure(ResolutionError(code: .noData, host: host)) }
         return .success(addresses)

@@ -87,23 +87,23 @@ public struct ResolutionError: Error, Hashable, Sendable, CustomStringConvertibl
     /// The name that was looked up.
     public let host: String
     /// For EAI_SYSTEM, the errno getaddrinfo left.
-    public let systemError: Errno?
+    public let errno: Errno?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: the code.
     ///   - host: the name looked up.
-    ///   - systemError: errno, for EAI_SYSTEM.
-    public init(code: Code, host: String, systemError: Errno? = nil) {
+    ///   - errno: errno, for EAI_SYSTEM.
+    public init(code: Code, host: String, errno: Errno? = nil) {
         self.code = code
         self.host = host
-        self.systemError = systemError
+        self.errno = errno
     }
 
     /// The C library's message (gai_strerror) for EAI codes.
     public var message: String {
         if code.value >= 0 { return code.name }
-        if let systemError { return systemError.description }
+        if let errno { return errno.description }
         return Sys.addressInfoMessage(code.value)
     }
 

@@ -53,3 +53,18 @@ extension ErrorShapeTests {
         #expect(ResolutionError.Code.noName.name == "EAI_NONAME")
     }
 }
+
+extension ErrorShapeTests {
+    @Test("every error that carries an errno calls it `errno` and types it `Errno`")
+    func oneErrnoField() {
+        // These compile only while the name and the type are the same everywhere.
+        let _: KeyPath<SessionError, Errno?> = \.errno
+        let _: KeyPath<ConnectionError, Errno?> = \.errno
+        let _: KeyPath<ResolutionError, Errno?> = \.errno
+        let _: KeyPath<PinnedCertificatesError, Errno?> = \.errno
+        let _: KeyPath<CookieFileError, Errno> = \.errno
+        var error = SessionError(.fileWriteFailed, "writing failed")
+        error.errno = .fileExists
+        #expect(error.errno == .fileExists)
+    }
+}

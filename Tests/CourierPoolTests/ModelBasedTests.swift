@@ -4,7 +4,7 @@
 // exactly once. A failure prints its seed; add the seed to `regressionSeeds` to replay it.
 // Also: the fuzz driver on random bytes, and proof that the oracle catches a broken machine.
 
-@testable import CourierPool
+@_spi(Fuzzing) @testable import CourierPool
 import Testing
 
 @Suite struct ModelBasedTests {

@@ -28,7 +28,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         static let all: [Code] = [
             .connectTimeout, .localBindFailed, .transferTooSlow, .tlsHandshakeTimeout, .idleTimeout,
             .totalTimeout, .connectFailed, .tlsFailed, .protocolError, .remoteClosed, .bodyTruncated,
-            .cancelled, .invalidRequest, .notReusable, .earlyResponse, .proxyTunnelFailed
+            .cancelled, .invalidRequest, .notReusable, .earlyResponse, .proxyTunnelFailed, .bodyTooLarge
         ]
 
         /// The code's name.
@@ -79,6 +79,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         /// The proxy answered a CONNECT request with a status other than 2xx (`proxyStatus`
         /// says which); no tunnel was opened (curl exit 56, "CONNECT tunnel failed, response N").
         public static let proxyTunnelFailed = Code("proxyTunnelFailed")
+        /// The response body is larger than the limit the caller gave `collect(upTo:)` (`limit`
+        /// says which, in bytes); the connection was closed (curl `--max-filesize`, exit 63).
+        public static let bodyTooLarge = Code("bodyTooLarge")
     }
 
     /// The code.
@@ -102,6 +105,8 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var proxy: String?
     /// The status of the proxy's reply to CONNECT, for `proxyTunnelFailed`.
     public var proxyStatus: Int?
+    /// The limit that was exceeded, in bytes, for `bodyTooLarge`.
+    public var limit: Int?
     /// The error a challenge handler failed the connection with (`ChallengeDisposition.fail`),
     /// as it was given; nil otherwise.
     public var underlying: (any Error)?
@@ -123,8 +128,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The curl exit code closest to this error (design §9), for the command-line tool.
-    public var curlExitCode: Int {
+    /// The curl exit code closest to this error (design §9), for the command-line tool:
+    /// `package`, so the tool's vocabulary is no part of the library's API (issue 15 §4).
+    package var curlExitCode: Int {
         switch code {
         case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout, .transferTooSlow: return 28
         case .connectFailed: return resolutionError != nil ? (proxy != nil ? 5 : 6) : 7
@@ -140,6 +146,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         case .remoteClosed: return parserError?.code == .emptyResponse ? 52 : (whileSending ? 55 : 56)
         case .earlyResponse: return 55
         case .bodyTruncated: return 18
+        case .bodyTooLarge: return 63
         case .cancelled: return 42
         case .invalidRequest: return 2
         default: return 1
@@ -149,7 +156,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     /// The AFNetworking / NSURLError number for this error where one exists (design §6):
     /// -999 cancelled, -1001 timed out, -1003 host not found, -1004 cannot connect, -1005
     /// connection lost, -1011 bad server response, -1202 untrusted server certificate,
-    /// -1200 other TLS failures; nil for local misuse.
+    /// -1200 other TLS failures, -1103 a body over `collect(upTo:)`'s limit; nil for local misuse.
     public var afNetworkingCode: Int? {
         switch code {
         case .cancelled: return -999
@@ -159,6 +166,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         case .tlsFailed: return tlsError?.isCertificateVerificationFailure == true || tlsError?.code == .pinningFailed ? -1202 : -1200
         case .remoteClosed, .bodyTruncated, .earlyResponse, .proxyTunnelFailed: return -1005
         case .protocolError: return -1011
+        case .bodyTooLarge: return -1103
         default: return nil
         }
     }

@@ -140,7 +140,7 @@ enum RequestPreparation {
                 })
             } catch {
                 var failure = SessionError(.fileReadFailed, "cannot read the upload file \(path): \(error)")
-                failure.errnoValue = error.rawValue
+                failure.errno = error
                 throw failure
             }
         }

@@ -7,6 +7,7 @@
 import CourierCompression
 import CourierHTTP1
 import CourierMultipart
+import CourierPosix
 
 /// An error from a session task.
 public struct SessionError: Error, Sendable, CustomStringConvertible {
@@ -109,7 +110,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public var decodingError: ContentDecodingError?
     /// The errno of a file operation, for `.fileWriteFailed`, `.fileReadFailed` and
     /// `.invalidDestination`.
-    public var errnoValue: Int32?
+    public var errno: Errno?
     /// Set when the retry policy takes over a failed attempt: the transfer waits and sends the
     /// request again instead of reporting this error.
     var retryPlan: RetryPlan?
@@ -164,8 +165,9 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         return result
     }
 
-    /// curl's exit code for this error (design §9).
-    public var curlExitCode: Int {
+    /// curl's exit code for this error (design §9), for the command-line tool: `package`, so
+    /// the tool's vocabulary is no part of the library's API (issue 15 §4).
+    package var curlExitCode: Int {
         switch code {
         case .cancelled: return 42
         case .invalidRequest: return 43

@@ -709,7 +709,7 @@ struct Transfer: Sendable {
                 if error.whileWriting {
                     await connection.returnLoan(moved: 0, endOfStream: false, error: ConnectionError(.cancelled, "writing the download failed"))
                     var failure = SessionError(.fileWriteFailed, "writing the download failed: \(error)", url: url)
-                    failure.errnoValue = error.errno?.rawValue
+                    failure.errno = error.errno
                     throw failure
                 }
                 var failure = ConnectionError(.remoteClosed, "receiving failed")
