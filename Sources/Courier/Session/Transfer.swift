@@ -222,11 +222,12 @@ struct Transfer: Sendable {
             case .proceed(let next, let context): (sent, cacheContext) = (next, context)
             }
             sent = RequestPreparation.routing(sent, through: route, answering407: proxyAnswered)
-            let length = try await RequestPreparation.bodyLength(sent)
+            let body = try await RequestPreparation.measure(sent)
+            let length = body.length
             let (asking, expectTimeout) = RequestPreparation.addingExpectation(to: sent, length: length, configuration: configuration,
                                                                                refused: expectationRefused)
             let encoded = try RequestPreparation.encodeHead(asking, length: length)
-            let step = try await exchange(asking, callerRequest: request, origin: origin, length: length, encoded: encoded,
+            let step = try await exchange(asking, callerRequest: request, origin: origin, body: body, encoded: encoded,
                                           expectTimeout: expectTimeout, sink: sink, redirectsSoFar: redirects,
                                           authentication: authentication, mayResendWithoutExpect: !expectationRefused,
                                           mayAnswer407: !proxyAnswered, cache: cacheContext)
@@ -312,7 +313,7 @@ struct Transfer: Sendable {
     /// One request and its response on a pooled connection.
     /// `request` is sent; `callerRequest` is the same request without the jar's cookies, from which
     /// a redirect's next request is made.
-    private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
+    private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, body: MeasuredBody,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           mayAnswer407: Bool, cache: CacheContext?) async throws(SessionError) -> Step {
@@ -320,7 +321,7 @@ struct Transfer: Sendable {
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
-                try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
+                try await self.exchange(on: connection, request: request, callerRequest: callerRequest, body: body, encoded: encoded,
                                         expectTimeout: expectTimeout, sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
                                         authentication: authentication, mayResendWithoutExpect: mayResendWithoutExpect,
                                         answering407: mayAnswer407 ? origin.proxy : nil, cache: cache)
@@ -373,7 +374,7 @@ struct Transfer: Sendable {
         return result
     }
 
-    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
+    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, body: MeasuredBody,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           answering407 route: ProxyRoute?, cache: CacheContext?) async throws -> Step {
@@ -412,7 +413,7 @@ struct Transfer: Sendable {
                                       expectContinueTimeout: expectTimeout)
         var sent: UInt64 = 0
         do {
-            try await sendBody(request, length: length, on: connection, sent: &sent)
+            try await sendBody(request, body: body, on: connection, sent: &sent)
         } catch let error as ConnectionError where error.code == .earlyResponse {
             // The server answered before it took the whole body (an early 413 or 401, or a
             // response that closes): the upload stopped, and that response is the answer, as
