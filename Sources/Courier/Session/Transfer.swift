@@ -484,12 +484,16 @@ struct Transfer: Sendable {
             return .resendWithoutExpectation
         }
         if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
-           let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
-           let next = try await redirect(to: location, from: callerRequest, head: head, info: info, redirectsSoFar: redirectsSoFar,
-                                         body: response.body, connection: connection) {
-            try await drain(response.body, connection: connection)
-            metrics.updateTransaction { $0.completed = self.metrics.elapsed }
-            return .redirect(info, next: next)
+           let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription) {
+            let decision = try await redirect(to: location, from: callerRequest, head: head, info: info,
+                                              redirectsSoFar: redirectsSoFar, body: response.body, connection: connection)
+            // A refused redirect falls through: the 3xx is the response.
+            if case .refused = decision {} else {
+                try await drain(response.body, connection: connection)
+                metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+                if case .follow(let next) = decision { return .redirect(info, next: next) }
+                return .redirect(info, next: nil)
+            }
         }
         let authOrigin = "\(request.uri.scheme ?? "http")://\(request.uri.host?.text ?? ""):\(request.uri.effectivePort.map { String($0) } ?? "")"
         if response.status == 401, authentication.scheme == .digest, !authentication.staleRetried, let credential = authentication.credential,
@@ -554,13 +558,22 @@ struct Transfer: Sendable {
         return location
     }
 
-    /// Decides a redirect while its response is still unread: the next request (`.some(nil)` when
-    /// over the limit), or nil when the redirect handler refuses it — then the 3xx itself is the
-    /// task's response, as AFNetworking returns it when the redirect block answers nil, and no
-    /// request is sent again. A redirect that cannot be followed drains the body, then throws.
+    /// What to do with a followable 3xx.
+    private enum RedirectDecision {
+        /// Send this request next.
+        case follow(HTTPRequest)
+        /// The redirect limit is reached: the task fails with `.tooManyRedirects`.
+        case overLimit
+        /// The redirect handler refused it: the 3xx itself is the task's response, as
+        /// AFNetworking returns it when the redirect block answers nil; nothing is sent again.
+        case refused
+    }
+
+    /// Decides a redirect while its response is still unread. A redirect that cannot be followed
+    /// drains the body, then throws.
     private func redirect(to location: String, from request: HTTPRequest, head: HTTPResponseHead, info: ResponseHeadInfo,
-                          redirectsSoFar: Int, body: HTTP1ResponseBody, connection: HTTP1Connection) async throws -> HTTPRequest?? {
-        guard redirectsSoFar < configuration.redirectLimit else { return .some(nil) }
+                          redirectsSoFar: Int, body: HTTP1ResponseBody, connection: HTTP1Connection) async throws -> RedirectDecision {
+        guard redirectsSoFar < configuration.redirectLimit else { return .overLimit }
         var next: HTTPRequest
         do throws(SessionError) {
             next = try RedirectRules.nextRequest(after: request, status: info.status, location: location,
@@ -576,10 +589,10 @@ struct Transfer: Sendable {
             switch decision {
             case .follow: break
             case .followWith(let replacement): next = replacement
-            case .refuse: return nil
+            case .refuse: return .refused
             }
         }
-        return .some(next)
+        return .follow(next)
     }
 
     /// Reads and drops a body that nobody wants (a redirect's); a large one closes the connection
