@@ -177,7 +177,7 @@ final class NetworkTransfers: Sendable {
         policy.maximumTime = settings.retryMaxTime
         policy.statuses = [408, 429, 500, 502, 503, 504]
         if options.retryAllErrors && (options.fail || options.failWithBody) { policy.statuses = Set(400...999) }
-        if let method = options.method.map(uppercasedASCII), method != "POST", method != "PATCH" { policy.methods.insert(method) }
+        if let method = options.method.map(ASCIICase.uppercased), method != "POST", method != "PATCH" { policy.methods.insert(method) }
         policy.retriesResolutionFailures = true
         policy.retriesTimeouts = true
         policy.retriesConnectionRefused = options.retryConnrefused || options.retryAllErrors
@@ -319,7 +319,7 @@ final class NetworkTransfers: Sendable {
                 monitor.refuse(scheme)
                 return .refuse
             }
-            let isPost = uppercasedASCII(previous.method.rawValue) == "POST"
+            let isPost = ASCIICase.uppercased(previous.method.rawValue) == "POST"
             let crossOrigin = !(previous.uri.scheme == next.uri.scheme && previous.uri.host == next.uri.host
                                 && previous.uri.effectivePort == next.uri.effectivePort)
             let keepsMethod: Bool
@@ -344,7 +344,7 @@ final class NetworkTransfers: Sendable {
                 fields.insert(("Authorization", credentials), at: 0)
             }
             if let netrc = settings.netrc, crossOrigin, !options.locationTrusted, options.user == nil, !options.defersCredentials,
-               !fields.contains(where: { lowercasedASCII($0.0) == "authorization" }),
+               !fields.contains(where: { ASCIICase.lowercased($0.0) == "authorization" }),
                case .found(let login, let password?) = netrc.lookup(host: next.uri.host?.text ?? "") {
                 // -n: the new host's own entry, never the previous host's credentials (curl).
                 fields.insert(("Authorization", "Basic " + Base64.encode(Array(((login ?? "") + ":" + password).utf8))), at: 0)
@@ -353,11 +353,11 @@ final class NetworkTransfers: Sendable {
                 let referer = previous.uri.removingFragment
                 var text = referer.redactedDescription
                 if let query = referer.query, query.isEmpty, !text.hasSuffix("?") { text += "?" }
-                fields.removeAll { lowercasedASCII($0.0) == "referer" }
+                fields.removeAll { ASCIICase.lowercased($0.0) == "referer" }
                 // After the fields curl writes before Referer.
                 let before: Set<String> = ["authorization", "range", "content-range", "user-agent", "accept", "accept-encoding"]
                 var index = 0
-                while index < fields.count && before.contains(lowercasedASCII(fields[index].0)) { index += 1 }
+                while index < fields.count && before.contains(ASCIICase.lowercased(fields[index].0)) { index += 1 }
                 fields.insert(("Referer", text), at: index)
             }
             next.headers = HTTPHeaders(fields)
