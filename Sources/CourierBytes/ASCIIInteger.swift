@@ -4,16 +4,80 @@
 // (RFC 9110 §8.6 Content-Length). Hex: 1*HEXDIG with a digit cap (RFC 9112 §7.1 chunk-size; the
 // cap of 16 digits is httparse's) and checked arithmetic.
 
-/// Why a run of bytes is not an acceptable integer.
-public enum IntegerParseError: Error, Equatable, Sendable {
-    /// There were no digits.
-    case empty
-    /// The byte at `offset` is not a digit of the expected base.
-    case invalidDigit(offset: Int)
+/// Why a run of bytes is not an acceptable integer: a code, and the offset of the bad digit or the
+/// digit cap where the code has one (issue 15 §4: the cases that carried them as payloads are codes
+/// now, their payloads optional properties, so every public error has one shape).
+public struct IntegerParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of problem.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .empty, .invalidDigit, .overflow, .tooManyDigits
+        ]
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The name.
+        public var description: String { rawValue }
+
+        /// There were no digits.
+        public static let empty = Code("empty")
+        /// A byte is not a digit of the expected base (`offset` says which).
+        public static let invalidDigit = Code("invalidDigit")
+        /// The value does not fit in 64 bits.
+        public static let overflow = Code("overflow")
+        /// More digits than the permitted maximum (`limit` says how many are permitted).
+        public static let tooManyDigits = Code("tooManyDigits")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// The offset of the first byte that is not a digit, for `invalidDigit`.
+    public let offset: Int?
+    /// The cap on the number of digits, for `tooManyDigits`.
+    public let limit: Int?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - offset: the bad byte's offset, for `invalidDigit`.
+    ///   - limit: the digit cap, for `tooManyDigits`.
+    public init(_ code: Code, offset: Int? = nil, limit: Int? = nil) {
+        self.code = code
+        self.offset = offset
+        self.limit = limit
+    }
+
+    /// No digits.
+    public static var empty: IntegerParseError { IntegerParseError(.empty) }
     /// The value does not fit in 64 bits.
-    case overflow
-    /// More digits than the permitted maximum.
-    case tooManyDigits(limit: Int)
+    public static var overflow: IntegerParseError { IntegerParseError(.overflow) }
+    /// The byte at `offset` is not a digit of the expected base.
+    /// - Parameter offset: the byte's offset.
+    /// - Returns: the error.
+    public static func invalidDigit(offset: Int) -> IntegerParseError { IntegerParseError(.invalidDigit, offset: offset) }
+    /// More digits than `limit`.
+    /// - Parameter limit: the cap.
+    /// - Returns: the error.
+    public static func tooManyDigits(limit: Int) -> IntegerParseError { IntegerParseError(.tooManyDigits, limit: limit) }
+
+    /// "invalidDigit at byte 2", "tooManyDigits (more than 16)", "overflow".
+    public var description: String {
+        if let offset { return "\(code) at byte \(offset)" }
+        if let limit { return "\(code) (more than \(limit))" }
+        return code.rawValue
+    }
 }
 
 /// Parsing and formatting of unsigned integers written in ASCII.

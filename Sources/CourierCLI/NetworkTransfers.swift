@@ -640,7 +640,7 @@ final class NetworkTransfers: Sendable {
         }
         switch result.result {
         case .failure(let error):
-            if error.code == .fileWriteFailed, error.errnoValue == Errno.fileExists.rawValue {
+            if error.code == .fileWriteFailed, error.errno == .fileExists {
                 throw CLIError(23, "Failure writing output to destination: \(noClobber ? "no free name (NAME.1 ... NAME.99 all exist)" : "refusing to overwrite an existing file"): \(error.message)")
             }
             throw mapped(error)

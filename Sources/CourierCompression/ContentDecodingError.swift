@@ -16,26 +16,39 @@ public struct ContentDecodingError: Error, Sendable, Hashable, CustomStringConve
     public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
         /// The stable name of the code.
         public let rawValue: String
-        /// Creates a code from its stable name.
-        /// - Parameter rawValue: the name, one of the static constants' values.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .unsupportedCoding, .tooManyCodings, .invalidData, .truncated, .decodedSizeExceeded,
+            .ratioExceeded
+        ]
 
         /// The `Content-Encoding` names a coding this decoder does not implement (anything but
         /// `gzip`, `x-gzip`, `deflate`, `identity`, `none`), or an element that is not a token.
-        public static let unsupportedCoding = Code(rawValue: "unsupportedCoding")
+        public static let unsupportedCoding = Code("unsupportedCoding")
         /// The `Content-Encoding` lists more codings than `DecompressionLimits.maximumCodings`.
-        public static let tooManyCodings = Code(rawValue: "tooManyCodings")
+        public static let tooManyCodings = Code("tooManyCodings")
         /// The encoded bytes are not a valid stream of their coding: a bad gzip or zlib header, a
         /// corrupt deflate block, a CRC-32/ISIZE or Adler-32 mismatch, a preset dictionary, or
         /// bytes after the end of the stream (docs/compression.md).
-        public static let invalidData = Code(rawValue: "invalidData")
+        public static let invalidData = Code("invalidData")
         /// The input ended inside a stream (a header, a block or a trailer cut short).
-        public static let truncated = Code(rawValue: "truncated")
+        public static let truncated = Code("truncated")
         /// The decoded body grew past `DecompressionLimits.maximumDecodedSize`.
-        public static let decodedSizeExceeded = Code(rawValue: "decodedSizeExceeded")
+        public static let decodedSizeExceeded = Code("decodedSizeExceeded")
         /// Past `DecompressionLimits.ratioGraceSize`, the decoded bytes exceeded
         /// `DecompressionLimits.maximumRatio` times the encoded bytes consumed.
-        public static let ratioExceeded = Code(rawValue: "ratioExceeded")
+        public static let ratioExceeded = Code("ratioExceeded")
 
         /// The stable name.
         public var description: String { rawValue }

@@ -85,15 +85,36 @@ public struct AuthenticationChallenge: Sendable, Hashable {
 /// A WWW-Authenticate value that is not `#challenge`.
 public struct AuthenticationChallengeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public enum Code: String, Sendable, Hashable {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .expectedScheme, .invalidParameterValue, .unterminatedQuotedString, .expectedComma
+        ]
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The name.
+        public var description: String { rawValue }
+
         /// A challenge does not start with a token (its auth-scheme).
-        case expectedScheme
+        public static let expectedScheme = Code("expectedScheme")
         /// A parameter has no value, or its value is neither a token nor a quoted-string.
-        case invalidParameterValue
+        public static let invalidParameterValue = Code("invalidParameterValue")
         /// A quoted-string has no closing quote, or holds a control byte.
-        case unterminatedQuotedString
+        public static let unterminatedQuotedString = Code("unterminatedQuotedString")
         /// Something other than a comma follows a parameter or a token68.
-        case expectedComma
+        public static let expectedComma = Code("expectedComma")
     }
 
     /// What is wrong.

@@ -13,11 +13,25 @@ import CourierBytes
 /// Thrown before any byte is written: an encoder that throws leaves its output untouched.
 public struct HTTPEncodingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable identifier of the kind of mistake. Compare against the static constants.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// A short stable name, e.g. `"invalidFieldName"`.
         public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
 
-        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .invalidMethod, .invalidRequestTarget, .invalidFieldName, .invalidFieldValue, .invalidHost,
+            .conflictingFraming, .invalidStatus, .invalidReasonPhrase, .unsupportedVersion,
+            .forbiddenTrailerField, .bodyLengthMismatch, .noRequestBody
+        ]
+
+        init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// The method is not an RFC 9110 §9 / §5.6.2 `token`.
         public static let invalidMethod = Code("invalidMethod")

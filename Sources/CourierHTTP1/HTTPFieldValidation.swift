@@ -297,8 +297,8 @@ public enum HTTPFieldValidation {
             do {
                 kind = .contentLength(try ASCIIInteger.parseDecimal(value))
             } catch {
-                if case .invalidDigit(let offset) = error { return .badContentLength(offset) }
-                return .badContentLength(error == .empty ? 0 : nil)
+                if error.code == .invalidDigit, let offset = error.offset { return .badContentLength(offset) }
+                return .badContentLength(error.code == .empty ? 0 : nil)
             }
         case 17 where equalsLowercased(name, "transfer-encoding"):
             if role == .trailer { return .forbiddenInTrailer }

@@ -13,106 +13,118 @@
 /// which it was detected.
 public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong. A closed set of static constants; the raw value is stable.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The stable numeric value of the code.
-        public let rawValue: UInt16
-        /// A stable identifier such as `invalidStatusLine`.
-        public let name: StaticString
-
-        private init(_ rawValue: UInt16, _ name: StaticString) {
-            self.rawValue = rawValue
-            self.name = name
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code, such as `invalidStatusLine`.
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
         }
 
-        /// Codes are equal when their raw values are.
-        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.rawValue == rhs.rawValue }
-        /// Hashes the raw value.
-        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
-        /// The identifier, e.g. `invalidStatusLine`.
-        public var description: String { name.description }
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .invalidStatusLine, .invalidRequestLine, .invalidRequestTarget, .unsupportedVersion,
+            .invalidFieldName, .whitespaceBeforeColon, .invalidFieldValue, .obsoleteLineFolding,
+            .bareLineFeed, .bareCarriageReturn, .headTooLarge, .tooManyFields,
+            .tooManyInterimResponses, .invalidContentLength, .conflictingContentLength,
+            .contentLengthWithTransferEncoding, .unsupportedTransferCoding, .transferEncodingInHTTP10,
+            .invalidChunkSize, .chunkSizeTooLarge, .chunkExtensionsTooLarge, .invalidChunkExtension,
+            .trailersTooLarge, .invalidChunkFraming, .unsolicitedSwitchingProtocols,
+            .bodyShorterThanAnnounced, .incompleteChunkedBody, .incompleteHead, .emptyResponse,
+            .unexpectedData
+        ]
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The name, e.g. `invalidStatusLine`.
+        public var description: String { rawValue }
 
         // MARK: Start lines (RFC 9112 §3, §4)
 
         /// The status line is not `HTTP-version SP 3DIGIT SP reason-phrase` (RFC 9112 §4).
-        public static let invalidStatusLine = Code(1, "invalidStatusLine")
+        public static let invalidStatusLine = Code("invalidStatusLine")
         /// The request line is not `method SP request-target SP HTTP-version` (RFC 9112 §3).
-        public static let invalidRequestLine = Code(2, "invalidRequestLine")
+        public static let invalidRequestLine = Code("invalidRequestLine")
         /// The request-target holds a byte outside the allowed set, or is empty (RFC 9112 §3.2).
-        public static let invalidRequestTarget = Code(3, "invalidRequestTarget")
+        public static let invalidRequestTarget = Code("invalidRequestTarget")
         /// The HTTP version is well-formed but not HTTP/1.x (RFC 9112 §2.3).
-        public static let unsupportedVersion = Code(4, "unsupportedVersion")
+        public static let unsupportedVersion = Code("unsupportedVersion")
 
         // MARK: Field lines (RFC 9112 §2.2, §5; RFC 9110 §5)
 
         /// A field name is empty, not a token, or the line has no colon (RFC 9110 §5.1).
-        public static let invalidFieldName = Code(10, "invalidFieldName")
+        public static let invalidFieldName = Code("invalidFieldName")
         /// Whitespace between a field name and the colon (RFC 9112 §5.1: MUST reject).
-        public static let whitespaceBeforeColon = Code(11, "whitespaceBeforeColon")
+        public static let whitespaceBeforeColon = Code("whitespaceBeforeColon")
         /// A field value holds a byte outside `field-value` (NUL, another CTL, DEL) (RFC 9110 §5.5).
-        public static let invalidFieldValue = Code(12, "invalidFieldValue")
+        public static let invalidFieldValue = Code("invalidFieldValue")
         /// A line starts with SP or HTAB where it cannot be unfolded: whitespace after the start
         /// line (RFC 9112 §2.2), obs-fold in a request (§5.2), or obs-fold in a Content-Length or
         /// Transfer-Encoding field of a response (folded framing never frames a message).
-        public static let obsoleteLineFolding = Code(13, "obsoleteLineFolding")
+        public static let obsoleteLineFolding = Code("obsoleteLineFolding")
         /// A line ended in LF without CR in a request (RFC 9112 §2.2 allows recipients to accept
         /// it; Courier accepts it in responses only).
-        public static let bareLineFeed = Code(14, "bareLineFeed")
+        public static let bareLineFeed = Code("bareLineFeed")
         /// A CR not followed by LF (RFC 9112 §2.2: consider the element invalid).
-        public static let bareCarriageReturn = Code(15, "bareCarriageReturn")
+        public static let bareCarriageReturn = Code("bareCarriageReturn")
 
         // MARK: Limits
 
         /// The head (start line and fields, interim heads included) exceeds `maxHeadSize`.
-        public static let headTooLarge = Code(20, "headTooLarge")
+        public static let headTooLarge = Code("headTooLarge")
         /// More field lines than `maxFieldCount` in a head or a trailer section.
-        public static let tooManyFields = Code(21, "tooManyFields")
+        public static let tooManyFields = Code("tooManyFields")
         /// More interim (1xx) responses than `maxInterimResponses` before the final one.
-        public static let tooManyInterimResponses = Code(22, "tooManyInterimResponses")
+        public static let tooManyInterimResponses = Code("tooManyInterimResponses")
 
         // MARK: Body framing (RFC 9112 §6; RFC 9110 §8.6)
 
         /// A Content-Length value is not `1*DIGIT` or does not fit in 64 bits (RFC 9110 §8.6).
-        public static let invalidContentLength = Code(30, "invalidContentLength")
+        public static let invalidContentLength = Code("invalidContentLength")
         /// Several Content-Length values that differ (RFC 9112 §6.3 rule 5).
-        public static let conflictingContentLength = Code(31, "conflictingContentLength")
+        public static let conflictingContentLength = Code("conflictingContentLength")
         /// Content-Length and Transfer-Encoding together (RFC 9112 §6.3 rule 3: handled as an error).
-        public static let contentLengthWithTransferEncoding = Code(32, "contentLengthWithTransferEncoding")
+        public static let contentLengthWithTransferEncoding = Code("contentLengthWithTransferEncoding")
         /// A transfer coding other than exactly `chunked` (RFC 9112 §6.1; a server answers 501).
-        public static let unsupportedTransferCoding = Code(33, "unsupportedTransferCoding")
+        public static let unsupportedTransferCoding = Code("unsupportedTransferCoding")
         /// Transfer-Encoding in an HTTP/1.0 message (RFC 9112 §6.1: the framing is faulty).
-        public static let transferEncodingInHTTP10 = Code(34, "transferEncodingInHTTP10")
+        public static let transferEncodingInHTTP10 = Code("transferEncodingInHTTP10")
 
         // MARK: Chunked coding (RFC 9112 §7.1)
 
         /// A chunk-size that is empty or holds a non-hex byte.
-        public static let invalidChunkSize = Code(40, "invalidChunkSize")
+        public static let invalidChunkSize = Code("invalidChunkSize")
         /// A chunk-size of more hex digits than the limit (16: 64 bits).
-        public static let chunkSizeTooLarge = Code(41, "chunkSizeTooLarge")
+        public static let chunkSizeTooLarge = Code("chunkSizeTooLarge")
         /// Chunk extensions of the message exceed `maxChunkExtensionsSize`.
-        public static let chunkExtensionsTooLarge = Code(42, "chunkExtensionsTooLarge")
+        public static let chunkExtensionsTooLarge = Code("chunkExtensionsTooLarge")
         /// A chunk extension that is not `;name[=token|quoted-string]` (RFC 9112 §7.1.1).
-        public static let invalidChunkExtension = Code(43, "invalidChunkExtension")
+        public static let invalidChunkExtension = Code("invalidChunkExtension")
         /// The trailer section exceeds `maxTrailerSize` (RFC 9112 §7.1.2).
-        public static let trailersTooLarge = Code(44, "trailersTooLarge")
+        public static let trailersTooLarge = Code("trailersTooLarge")
         /// A byte other than CRLF where the chunked framing needs CRLF.
-        public static let invalidChunkFraming = Code(45, "invalidChunkFraming")
+        public static let invalidChunkFraming = Code("invalidChunkFraming")
 
         // MARK: Message sequence and connection
 
         /// A 101 (Switching Protocols) response to a request that did not ask for an upgrade
         /// (RFC 9110 §15.2.2).
-        public static let unsolicitedSwitchingProtocols = Code(50, "unsolicitedSwitchingProtocols")
+        public static let unsolicitedSwitchingProtocols = Code("unsolicitedSwitchingProtocols")
         /// The connection closed before a Content-Length body was complete (RFC 9112 §8).
-        public static let bodyShorterThanAnnounced = Code(51, "bodyShorterThanAnnounced")
+        public static let bodyShorterThanAnnounced = Code("bodyShorterThanAnnounced")
         /// The connection closed inside a chunked body (RFC 9112 §8).
-        public static let incompleteChunkedBody = Code(52, "incompleteChunkedBody")
+        public static let incompleteChunkedBody = Code("incompleteChunkedBody")
         /// The connection closed inside a response head (RFC 9112 §8).
-        public static let incompleteHead = Code(53, "incompleteHead")
+        public static let incompleteHead = Code("incompleteHead")
         /// The connection closed before any byte of the response (curl: "empty reply").
-        public static let emptyResponse = Code(54, "emptyResponse")
+        public static let emptyResponse = Code("emptyResponse")
         /// Bytes arrived while no response was expected (after a complete response, or before any
         /// request) (RFC 9112 §9.3: a client does not pipeline here).
-        public static let unexpectedData = Code(55, "unexpectedData")
+        public static let unexpectedData = Code("unexpectedData")
 
         /// Whether this code means a configured limit was exceeded (the head size, the field count,
         /// the interim responses, the trailer section, the chunk extensions) rather than a
@@ -145,7 +157,7 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// `code at byte offset`.
-    public var description: String { "HTTPParserError(\(code.name) at byte \(offset))" }
+    public var description: String { "HTTPParserError(\(code.rawValue) at byte \(offset))" }
 
     /// A sentence for people (not API): for a limit, which one and its value, named as in
     /// `HTTP1ParserLimits`; otherwise what was wrong and where.
@@ -173,7 +185,7 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case .emptyResponse:
             return "Empty reply from server"
         default:
-            return "Weird server reply: \(code.name) at byte \(offset)"
+            return "Weird server reply: \(code.rawValue) at byte \(offset)"
         }
     }
 

@@ -15,19 +15,40 @@ public import HTTPTypes
 /// Why a value cannot be converted between Courier and swift-http-types.
 public struct HTTPTypesConversionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The stable codes.
-    public enum Code: String, Sendable, Hashable {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .invalidFieldName, .invalidFieldValue, .invalidTarget, .unsupported, .invalidStatus
+        ]
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The name.
+        public var description: String { rawValue }
+
         /// A field name is not an RFC 9110 token.
-        case invalidFieldName
+        public static let invalidFieldName = Code("invalidFieldName")
         /// A field value holds a byte a field value may not (CR, LF, NUL, other controls) or
         /// starts or ends with whitespace.
-        case invalidFieldValue
+        public static let invalidFieldValue = Code("invalidFieldValue")
         /// The request's scheme, authority and path do not make a URI, or a relative path has no
         /// base URL to be resolved against.
-        case invalidTarget
+        public static let invalidTarget = Code("invalidTarget")
         /// Something HTTP/1.1 cannot send: extended CONNECT's `:protocol` pseudo-field.
-        case unsupported
+        public static let unsupported = Code("unsupported")
         /// A status code outside 0–999.
-        case invalidStatus
+        public static let invalidStatus = Code("invalidStatus")
     }
 
     /// What went wrong.

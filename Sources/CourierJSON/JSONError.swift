@@ -9,9 +9,23 @@
 public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The closed set of reasons a JSON text is rejected. Compare against the static constants;
     /// the raw value is stable and may be logged.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The stable name of the code.
         public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .emptyInput, .unexpectedEndOfInput, .unexpectedByte, .invalidLiteral, .invalidNumber,
+            .controlCharacterInString, .invalidEscape, .invalidUnicodeEscape, .loneSurrogateEscape,
+            .invalidUTF8, .trailingData, .depthLimitExceeded, .documentTooLarge
+        ]
 
         @usableFromInline
         init(_ rawValue: String) { self.rawValue = rawValue }

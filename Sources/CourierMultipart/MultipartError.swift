@@ -16,53 +16,67 @@ public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible
     public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
         /// The stable name of the code.
         public let rawValue: String
-        /// Creates a code from its stable name.
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
         /// - Parameter rawValue: the name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .invalidName, .invalidHeaderName, .invalidHeaderValue, .invalidFilePath, .invalidFileRange,
+            .contentLengthOverflow, .notAFileURL, .fileNotReachable, .fileUnavailable, .fileSizeChanged, .fileIdentityChanged,
+            .fileReadFailed, .streamEndedEarly, .streamTooLong, .streamFailed, .sinkFailed
+        ]
 
         // MARK: Local misuse, thrown at append time
 
         /// A field name or file name holds a control byte that cannot be escaped (NUL, or a C0/DEL
         /// byte other than CR and LF, which are escaped as browsers do).
-        public static let invalidName = Code(rawValue: "invalidName")
+        public static let invalidName = Code("invalidName")
         /// A custom header name is not an RFC 9110 token.
-        public static let invalidHeaderName = Code(rawValue: "invalidHeaderName")
+        public static let invalidHeaderName = Code("invalidHeaderName")
         /// A header value (custom, or a MIME type) holds CR, LF, NUL or another control byte, or
         /// starts or ends with whitespace (RFC 9110 §5.5).
-        public static let invalidHeaderValue = Code(rawValue: "invalidHeaderValue")
+        public static let invalidHeaderValue = Code("invalidHeaderValue")
         /// A file path has no last path component to use as the file name.
-        public static let invalidFilePath = Code(rawValue: "invalidFilePath")
+        public static let invalidFilePath = Code("invalidFilePath")
         /// A file byte range does not lie inside the file.
-        public static let invalidFileRange = Code(rawValue: "invalidFileRange")
+        public static let invalidFileRange = Code("invalidFileRange")
         /// The body would be longer than 2^63 - 1 bytes.
-        public static let contentLengthOverflow = Code(rawValue: "contentLengthOverflow")
+        public static let contentLengthOverflow = Code("contentLengthOverflow")
         /// A file part was given by a URL that is not a `file:` URL on this host (AFNetworking's
         /// NSURLErrorBadURL, -1000, "Expected URL to be a file URL").
-        public static let notAFileURL = Code(rawValue: "notAFileURL")
+        public static let notAFileURL = Code("notAFileURL")
         /// A file part's `file:` URL names nothing that can be examined (AFNetworking's
         /// NSURLErrorBadURL, -1000, "File URL not reachable.").
-        public static let fileNotReachable = Code(rawValue: "fileNotReachable")
+        public static let fileNotReachable = Code("fileNotReachable")
 
         // MARK: The outside world, thrown while producing the body
 
         /// A file could not be examined (it vanished, or permission was withdrawn).
-        public static let fileUnavailable = Code(rawValue: "fileUnavailable")
+        public static let fileUnavailable = Code("fileUnavailable")
         /// A file's size is not the size it had when the part was appended: it shrank (the read
         /// reached end of file early) or grew.
-        public static let fileSizeChanged = Code(rawValue: "fileSizeChanged")
+        public static let fileSizeChanged = Code("fileSizeChanged")
         /// A file at the same path is no longer the same file (device, inode or modification time
         /// changed since it was appended).
-        public static let fileIdentityChanged = Code(rawValue: "fileIdentityChanged")
+        public static let fileIdentityChanged = Code("fileIdentityChanged")
         /// Reading a file failed.
-        public static let fileReadFailed = Code(rawValue: "fileReadFailed")
+        public static let fileReadFailed = Code("fileReadFailed")
         /// A stream ended before its declared length.
-        public static let streamEndedEarly = Code(rawValue: "streamEndedEarly")
+        public static let streamEndedEarly = Code("streamEndedEarly")
         /// A stream had more bytes than its declared length.
-        public static let streamTooLong = Code(rawValue: "streamTooLong")
+        public static let streamTooLong = Code("streamTooLong")
         /// A stream could not be started or failed while being read.
-        public static let streamFailed = Code(rawValue: "streamFailed")
+        public static let streamFailed = Code("streamFailed")
         /// A sink refused bytes while a whole body was being written to it.
-        public static let sinkFailed = Code(rawValue: "sinkFailed")
+        public static let sinkFailed = Code("sinkFailed")
 
         /// The stable name.
         public var description: String { rawValue }

@@ -10,52 +10,68 @@ public struct MultipartParseError: Error, Sendable, Hashable, CustomStringConver
     public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
         /// The stable name of the code.
         public let rawValue: String
-        /// Creates a code from its stable name.
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
         /// - Parameter rawValue: the name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .missingInitialBoundary, .preambleTooLong, .malformedDelimiter, .delimiterPaddingTooLong,
+            .noParts, .tooManyParts, .headerBlockTooLarge, .tooManyHeaderFields, .malformedHeaderField,
+            .obsoleteLineFolding, .invalidUTF8, .missingContentDisposition, .duplicateContentDisposition,
+            .duplicateContentType, .malformedContentDisposition, .notFormData, .missingName,
+            .duplicateParameter, .truncated
+        ]
 
         /// The body does not start with `--boundary` and preambles are not allowed
         /// (`Limits.maxPreambleBytes` is 0).
-        public static let missingInitialBoundary = Code(rawValue: "missingInitialBoundary")
+        public static let missingInitialBoundary = Code("missingInitialBoundary")
         /// The preamble before the first delimiter is longer than `Limits.maxPreambleBytes`.
-        public static let preambleTooLong = Code(rawValue: "preambleTooLong")
+        public static let preambleTooLong = Code("preambleTooLong")
         /// A delimiter is followed by something other than `--`, transport padding and CRLF
         /// (RFC 2046 §5.1.1: the delimiter must not occur inside a part).
-        public static let malformedDelimiter = Code(rawValue: "malformedDelimiter")
+        public static let malformedDelimiter = Code("malformedDelimiter")
         /// More whitespace after a delimiter than `Limits.maxDelimiterPadding`.
-        public static let delimiterPaddingTooLong = Code(rawValue: "delimiterPaddingTooLong")
+        public static let delimiterPaddingTooLong = Code("delimiterPaddingTooLong")
         /// The close delimiter comes before any part (RFC 2046 §5.1.1 requires at least one).
-        public static let noParts = Code(rawValue: "noParts")
+        public static let noParts = Code("noParts")
         /// More parts than `Limits.maxPartCount`.
-        public static let tooManyParts = Code(rawValue: "tooManyParts")
+        public static let tooManyParts = Code("tooManyParts")
         /// A part's header block is longer than `Limits.maxHeaderBytesPerPart`.
-        public static let headerBlockTooLarge = Code(rawValue: "headerBlockTooLarge")
+        public static let headerBlockTooLarge = Code("headerBlockTooLarge")
         /// A part has more header fields than `Limits.maxHeaderFieldsPerPart`.
-        public static let tooManyHeaderFields = Code(rawValue: "tooManyHeaderFields")
+        public static let tooManyHeaderFields = Code("tooManyHeaderFields")
         /// A header line is not `token ":" OWS field-value OWS CRLF` (RFC 9110 §5, RFC 9112 §5):
         /// an empty or non-token name, whitespace before the colon, a control byte, a bare CR or LF.
-        public static let malformedHeaderField = Code(rawValue: "malformedHeaderField")
+        public static let malformedHeaderField = Code("malformedHeaderField")
         /// A header line starts with whitespace (obsolete line folding, RFC 9112 §5.2; RFC 7578
         /// senders never fold).
-        public static let obsoleteLineFolding = Code(rawValue: "obsoleteLineFolding")
+        public static let obsoleteLineFolding = Code("obsoleteLineFolding")
         /// A header value is not valid UTF-8.
-        public static let invalidUTF8 = Code(rawValue: "invalidUTF8")
+        public static let invalidUTF8 = Code("invalidUTF8")
         /// A part has no `Content-Disposition` header (RFC 7578 §4.2: each part MUST have one).
-        public static let missingContentDisposition = Code(rawValue: "missingContentDisposition")
+        public static let missingContentDisposition = Code("missingContentDisposition")
         /// A part has two `Content-Disposition` headers.
-        public static let duplicateContentDisposition = Code(rawValue: "duplicateContentDisposition")
+        public static let duplicateContentDisposition = Code("duplicateContentDisposition")
         /// A part has two `Content-Type` headers.
-        public static let duplicateContentType = Code(rawValue: "duplicateContentType")
+        public static let duplicateContentType = Code("duplicateContentType")
         /// The `Content-Disposition` value is not `type *( ";" param )` with token or quoted values.
-        public static let malformedContentDisposition = Code(rawValue: "malformedContentDisposition")
+        public static let malformedContentDisposition = Code("malformedContentDisposition")
         /// The disposition type is not `form-data` (RFC 7578 §4.2).
-        public static let notFormData = Code(rawValue: "notFormData")
+        public static let notFormData = Code("notFormData")
         /// The `Content-Disposition` has no `name` parameter (RFC 7578 §4.2).
-        public static let missingName = Code(rawValue: "missingName")
+        public static let missingName = Code("missingName")
         /// A `name` or `filename` parameter appears twice.
-        public static let duplicateParameter = Code(rawValue: "duplicateParameter")
+        public static let duplicateParameter = Code("duplicateParameter")
         /// The input ended before the close delimiter.
-        public static let truncated = Code(rawValue: "truncated")
+        public static let truncated = Code("truncated")
 
         /// The stable name.
         public var description: String { rawValue }

@@ -9,7 +9,7 @@
 
 /// Runs fuzzer input through the pool state machine and a reference model, trapping on any
 /// violated invariant.
-public enum PoolFuzzDriver {
+@_spi(Fuzzing) public enum PoolFuzzDriver {
     /// Interprets `bytes` as a pool configuration and an event sequence, checks every step, then
     /// settles every connection and checks that every request got exactly one outcome.
     /// Traps (`preconditionFailure`) with a description when an invariant does not hold.

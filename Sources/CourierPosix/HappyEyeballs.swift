@@ -40,21 +40,42 @@ public struct ConnectConfiguration: Sendable {
 /// Every connection attempt failed, or the deadline passed first.
 public struct ConnectError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, for mapping to exit codes (curl: 7 cannot connect, 28 timeout).
-    public enum Code: Hashable, Sendable {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .connectionRefused, .timedOut, .unreachable, .noAddresses, .failed, .localBindFailed
+        ]
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The name.
+        public var description: String { rawValue }
+
         /// Every attempt was refused (ECONNREFUSED: nothing listens there).
-        case connectionRefused
+        public static let connectionRefused = Code("connectionRefused")
         /// The deadline passed, or an attempt timed out (ETIMEDOUT).
-        case timedOut
+        public static let timedOut = Code("timedOut")
         /// Every attempt failed with no route (ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL,
         /// EAFNOSUPPORT).
-        case unreachable
+        public static let unreachable = Code("unreachable")
         /// There were no addresses to try.
-        case noAddresses
+        public static let noAddresses = Code("noAddresses")
         /// Attempts failed for other or mixed reasons; see `attempts`.
-        case failed
+        public static let failed = Code("failed")
         /// Binding a socket to its local address or port failed before it could connect
         /// (`SocketSetup`: no port of the range free, an address that is not local; curl's 45).
-        case localBindFailed
+        public static let localBindFailed = Code("localBindFailed")
     }
 
     /// One attempt and how it ended.

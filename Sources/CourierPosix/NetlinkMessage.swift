@@ -26,15 +26,36 @@
 /// Why a netlink datagram could not be parsed.
 public struct NetlinkParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable reason.
-    public enum Code: String, Hashable, Sendable {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .badMessageLength, .shortPayload, .badAttributeLength, .badAttribute
+        ]
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The name.
+        public var description: String { rawValue }
+
         /// A message header's length is below 16 bytes or runs past the datagram.
-        case badMessageLength
+        public static let badMessageLength = Code("badMessageLength")
         /// A message is shorter than the fixed structure its type carries.
-        case shortPayload
+        public static let shortPayload = Code("shortPayload")
         /// An attribute's length is below 4 bytes or runs past its message.
-        case badAttributeLength
+        public static let badAttributeLength = Code("badAttributeLength")
         /// A known attribute has the wrong size.
-        case badAttribute
+        public static let badAttribute = Code("badAttribute")
     }
 
     /// The reason.

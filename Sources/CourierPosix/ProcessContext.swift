@@ -27,34 +27,34 @@ public enum ProcessEnvironment {
 }
 
 /// Terminal queries.
-public enum Terminal {
+package enum Terminal {
     /// Whether `descriptor` is a terminal (isatty(3)).
     /// - Parameter descriptor: 0, 1 or 2 for the standard streams.
     /// - Returns: true for a terminal.
-    public static func isTerminal(_ descriptor: CInt) -> Bool { Sys.isTerminal(descriptor) }
+    package static func isTerminal(_ descriptor: CInt) -> Bool { Sys.isTerminal(descriptor) }
 
     /// The width of the terminal on `descriptor` in columns, or nil when it is not a terminal.
     /// - Parameter descriptor: the descriptor.
     /// - Returns: the columns, or nil.
-    public static func columns(_ descriptor: CInt) -> Int? { Sys.terminalColumns(descriptor) }
+    package static func columns(_ descriptor: CInt) -> Int? { Sys.terminalColumns(descriptor) }
 }
 
 /// Ending the process and its signal dispositions (for executables only).
-public enum ProcessControl {
+package enum ProcessControl {
     /// Ends the process with `code` (exit(3): atexit handlers run).
     /// - Parameter code: the exit status (0–255).
-    public static func exit(_ code: Int32) -> Never { Sys.exitProcess(code) }
+    package static func exit(_ code: Int32) -> Never { Sys.exitProcess(code) }
 
     /// Ignores SIGPIPE, so a write to a closed pipe fails with EPIPE instead of killing the
     /// process (curl does the same).
-    public static func ignoreBrokenPipe() { Sys.ignoreBrokenPipe() }
+    package static func ignoreBrokenPipe() { Sys.ignoreBrokenPipe() }
 
     /// Runs `handler` with the signal's number on a dedicated thread when SIGINT, SIGTERM,
     /// SIGHUP or SIGQUIT arrives (a self-pipe: the C handler only writes one byte); a second
     /// signal ends the process with 128 + its number at once. Call once.
     /// - Parameter handler: the cleanup; it should end the process (`terminate(bySignal:)`).
     /// - Throws: `Errno` when the pipe or the handlers cannot be set up.
-    public static func onTermination(_ handler: @escaping @Sendable (CInt) -> Void) throws(Errno) {
+    package static func onTermination(_ handler: @escaping @Sendable (CInt) -> Void) throws(Errno) {
         let (readEnd, writeEnd) = try Sys.pipe()
         let thread = Sys.spawnThread(name: "courier-signals") {
             var byte: UInt8 = 0
@@ -72,7 +72,7 @@ public enum ProcessControl {
     /// killed by the signal (the shell's status 128 + N; a shell loop stops, as it does when the
     /// signal kills curl). SIGQUIT leaves no core file.
     /// - Parameter signal: SIGINT (2), SIGHUP (1), SIGQUIT (3), SIGTERM (15), ...
-    public static func terminate(bySignal signal: CInt) -> Never { Sys.dieBySignal(signal) }
+    package static func terminate(bySignal signal: CInt) -> Never { Sys.dieBySignal(signal) }
 }
 
 /// What the process has used so far (getrusage(2), every thread counted).

@@ -122,8 +122,8 @@ public final class Resolver: Sendable {
     static func lookup(host: String, port: UInt16) -> Result<[SocketAddress], ResolutionError> {
         let (code, errno, addresses) = Sys.getAddressInfo(host: host, port: port, numericHostOnly: false)
         if code != 0 {
-            return .failure(ResolutionError(code: .init(rawValue: code), host: host,
-                                            systemError: errno == 0 ? nil : Errno(rawValue: errno)))
+            return .failure(ResolutionError(code: .init(addressInfoValue: code), host: host,
+                                            errno: errno == 0 ? nil : Errno(rawValue: errno)))
         }
         if addresses.isEmpty { return .failure(ResolutionError(code: .noData, host: host)) }
         return .success(addresses)

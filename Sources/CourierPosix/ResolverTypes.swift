@@ -3,65 +3,82 @@
 
 /// A name could not be resolved.
 public struct ResolutionError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A getaddrinfo EAI_* code, or one of Courier's own (positive) codes.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The C value (negative for EAI_* codes on glibc).
-        public let rawValue: CInt
-        /// Creates a code from its raw value.
-        /// - Parameter rawValue: an EAI_* value.
-        public init(rawValue: CInt) { self.rawValue = rawValue }
+    /// Why a name was not resolved: a getaddrinfo EAI_* code, or one of Courier's own.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code, such as `noName`.
+        public let rawValue: String
+        /// The C value getaddrinfo returned (negative on glibc), 0 for Courier's own codes but
+        /// `unknown`'s, which keeps the value it stands for.
+        let value: CInt
+        /// The C name, "EAI_NONAME", or Courier's words for its own codes.
+        public let name: String
 
-        /// EAI_BADFLAGS.
-        public static let badFlags = Code(rawValue: -1)
-        /// EAI_NONAME: the name is unknown (NXDOMAIN), or a `.invalid` name (RFC 6761 §6.4).
-        public static let noName = Code(rawValue: -2)
-        /// EAI_AGAIN: temporary failure (no answer from the DNS server).
-        public static let tryAgain = Code(rawValue: -3)
-        /// EAI_FAIL: permanent failure.
-        public static let fail = Code(rawValue: -4)
-        /// EAI_NODATA: the name exists but has no addresses.
-        public static let noData = Code(rawValue: -5)
-        /// EAI_FAMILY.
-        public static let family = Code(rawValue: -6)
-        /// EAI_SOCKTYPE.
-        public static let socketType = Code(rawValue: -7)
-        /// EAI_SERVICE.
-        public static let service = Code(rawValue: -8)
-        /// EAI_ADDRFAMILY: the host has no address in the requested family.
-        public static let addressFamily = Code(rawValue: -9)
-        /// EAI_MEMORY.
-        public static let memory = Code(rawValue: -10)
-        /// EAI_SYSTEM: see `ResolutionError.systemError`.
-        public static let system = Code(rawValue: -11)
-        /// EAI_OVERFLOW.
-        public static let overflow = Code(rawValue: -12)
-        /// The resolver was shut down before answering (Courier's own code).
-        public static let shutDown = Code(rawValue: 1)
-        /// The awaiting task was cancelled (Courier's own code).
-        public static let cancelled = Code(rawValue: 2)
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
 
-        /// The C name: "EAI_NONAME", or Courier's name for its own codes.
-        public var name: String {
-            switch rawValue {
-            case -1: return "EAI_BADFLAGS"
-            case -2: return "EAI_NONAME"
-            case -3: return "EAI_AGAIN"
-            case -4: return "EAI_FAIL"
-            case -5: return "EAI_NODATA"
-            case -6: return "EAI_FAMILY"
-            case -7: return "EAI_SOCKTYPE"
-            case -8: return "EAI_SERVICE"
-            case -9: return "EAI_ADDRFAMILY"
-            case -10: return "EAI_MEMORY"
-            case -11: return "EAI_SYSTEM"
-            case -12: return "EAI_OVERFLOW"
-            case 1: return "resolver shut down"
-            case 2: return "cancelled"
-            default: return "EAI \(rawValue)"
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .badFlags, .noName, .tryAgain, .fail, .noData, .family, .socketType, .service, .addressFamily, .memory, .system, .overflow, .shutDown, .cancelled, .unknown
+        ]
+
+        init(_ rawValue: String, _ value: CInt, _ name: String) {
+            self.rawValue = rawValue
+            self.value = value
+            self.name = name
+        }
+
+        /// The code for getaddrinfo's return value `value` (an EAI_* value); `unknown` (keeping
+        /// the value for its message) when it is none of them.
+        init(addressInfoValue value: CInt) {
+            if let code = Code.all.first(where: { $0.value == value && value < 0 }) {
+                self = code
+            } else {
+                self = Code("unknown", value, "EAI \(value)")
             }
         }
 
-        /// Same as `name`.
+        /// Codes are equal when their names are.
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.rawValue == rhs.rawValue }
+        /// Hashes the name.
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+        /// EAI_BADFLAGS.
+        public static let badFlags = Code("badFlags", -1, "EAI_BADFLAGS")
+        /// EAI_NONAME: the name is unknown (NXDOMAIN), or a `.invalid` name (RFC 6761 §6.4).
+        public static let noName = Code("noName", -2, "EAI_NONAME")
+        /// EAI_AGAIN: temporary failure (no answer from the DNS server).
+        public static let tryAgain = Code("tryAgain", -3, "EAI_AGAIN")
+        /// EAI_FAIL: permanent failure.
+        public static let fail = Code("fail", -4, "EAI_FAIL")
+        /// EAI_NODATA: the name exists but has no addresses.
+        public static let noData = Code("noData", -5, "EAI_NODATA")
+        /// EAI_FAMILY.
+        public static let family = Code("family", -6, "EAI_FAMILY")
+        /// EAI_SOCKTYPE.
+        public static let socketType = Code("socketType", -7, "EAI_SOCKTYPE")
+        /// EAI_SERVICE.
+        public static let service = Code("service", -8, "EAI_SERVICE")
+        /// EAI_ADDRFAMILY: the host has no address in the requested family.
+        public static let addressFamily = Code("addressFamily", -9, "EAI_ADDRFAMILY")
+        /// EAI_MEMORY.
+        public static let memory = Code("memory", -10, "EAI_MEMORY")
+        /// EAI_SYSTEM: see `ResolutionError.errno`.
+        public static let system = Code("system", -11, "EAI_SYSTEM")
+        /// EAI_OVERFLOW.
+        public static let overflow = Code("overflow", -12, "EAI_OVERFLOW")
+        /// The resolver was shut down before answering (Courier's own code).
+        public static let shutDown = Code("shutDown", 1, "resolver shut down")
+        /// The awaiting task was cancelled (Courier's own code).
+        public static let cancelled = Code("cancelled", 2, "cancelled")
+        /// getaddrinfo returned a value this list does not name (the C library's message says what).
+        public static let unknown = Code("unknown", 0, "EAI (unknown)")
+
+        /// The C name, as `name`.
         public var description: String { name }
     }
 
@@ -70,24 +87,24 @@ public struct ResolutionError: Error, Hashable, Sendable, CustomStringConvertibl
     /// The name that was looked up.
     public let host: String
     /// For EAI_SYSTEM, the errno getaddrinfo left.
-    public let systemError: Errno?
+    public let errno: Errno?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: the code.
     ///   - host: the name looked up.
-    ///   - systemError: errno, for EAI_SYSTEM.
-    public init(code: Code, host: String, systemError: Errno? = nil) {
+    ///   - errno: errno, for EAI_SYSTEM.
+    public init(code: Code, host: String, errno: Errno? = nil) {
         self.code = code
         self.host = host
-        self.systemError = systemError
+        self.errno = errno
     }
 
     /// The C library's message (gai_strerror) for EAI codes.
     public var message: String {
-        if code.rawValue > 0 { return code.name }
-        if let systemError { return systemError.description }
-        return Sys.addressInfoMessage(code.rawValue)
+        if code.value >= 0 { return code.name }
+        if let errno { return errno.description }
+        return Sys.addressInfoMessage(code.value)
     }
 
     /// "could not resolve host.invalid: EAI_NONAME (Name or service not known)".

@@ -18,16 +18,37 @@ import Synchronization
 /// Why a splice stopped early.
 public struct SpliceError: Error, Sendable, CustomStringConvertible {
     /// What happened.
-    public enum Code: String, Sendable, Hashable {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .timedOut, .interrupted, .unsupported, .failed
+        ]
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The name.
+        public var description: String { rawValue }
+
         /// No byte arrived for the idle timeout.
-        case timedOut
+        public static let timedOut = Code("timedOut")
         /// `interrupt()` was called.
-        case interrupted
+        public static let interrupted = Code("interrupted")
         /// The kernel refused to splice these descriptors (a file system without splice
         /// support): nothing was moved; read and write instead.
-        case unsupported
+        public static let unsupported = Code("unsupported")
         /// A read or write failed (`errno` says how).
-        case failed
+        public static let failed = Code("failed")
     }
 
     /// What happened.

@@ -11,7 +11,7 @@ import CourierBytes
 internal import Glibc
 
 /// Writes to standard output from async code without blocking the cooperative pool.
-public enum StandardOutput {
+package enum StandardOutput {
     private static let thread: BlockingIOThread = {
         do { return try BlockingIOThread(name: "courier-stdout") } catch { fatalError("cannot start the standard output thread: \(error)") }
     }()
@@ -27,7 +27,7 @@ public enum StandardOutput {
     /// Writes a buffer's readable bytes, all of them.
     /// - Parameter buffer: the bytes.
     /// - Throws: `Errno` (EPIPE when the reader went away — SIGPIPE must be ignored —, ENOSPC, EIO).
-    public static func write(_ buffer: ByteBuffer) async throws(Errno) {
+    package static func write(_ buffer: ByteBuffer) async throws(Errno) {
         if neverBlocks { return try StandardStreams.writeOutput(buffer) }
         try await thread.run { () throws(Errno) in try StandardStreams.writeOutput(buffer) }
     }
@@ -35,7 +35,7 @@ public enum StandardOutput {
     /// Writes text as UTF-8.
     /// - Parameter text: the text.
     /// - Throws: `Errno`.
-    public static func write(_ text: String) async throws(Errno) {
+    package static func write(_ text: String) async throws(Errno) {
         try await write(ByteBuffer(string: text))
     }
 
@@ -45,7 +45,7 @@ public enum StandardOutput {
     /// - Parameter body: the writing work.
     /// - Returns: what `body` returned.
     /// - Throws: what `body` threw.
-    public static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+    package static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         if neverBlocks { return try body() }
         return try await thread.run(body)
     }

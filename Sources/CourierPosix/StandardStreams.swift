@@ -6,11 +6,11 @@ import CourierBytes
 internal import Glibc
 
 /// Reading and writing the process's standard streams without libc's FILE buffering.
-public enum StandardStreams {
+package enum StandardStreams {
     /// Writes `text` to standard error (descriptor 2), all of it, unless the descriptor fails or
     /// would block; errors are ignored (there is nowhere left to report them).
     /// - Parameter text: the text, written as UTF-8.
-    public static func writeError(_ text: String) {
+    package static func writeError(_ text: String) {
         var text = text
         text.withUTF8 { bytes in try? writeAll(2, UnsafeRawBufferPointer(bytes)) }
     }
@@ -18,21 +18,21 @@ public enum StandardStreams {
     /// Writes bytes to standard output (descriptor 1), all of them.
     /// - Parameter bytes: the bytes.
     /// - Throws: `Errno` (EPIPE when the reader went away — SIGPIPE must be ignored —, ENOSPC, EIO).
-    public static func writeOutput(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    package static func writeOutput(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
         try writeAll(1, bytes)
     }
 
     /// Writes a buffer's readable bytes to standard output.
     /// - Parameter buffer: the bytes (not consumed).
     /// - Throws: `Errno`.
-    public static func writeOutput(_ buffer: ByteBuffer) throws(Errno) {
+    package static func writeOutput(_ buffer: ByteBuffer) throws(Errno) {
         try buffer.withUnsafeReadableBytes { (bytes) throws(Errno) in try writeAll(1, bytes) }
     }
 
     /// Writes text to standard output.
     /// - Parameter text: the text, written as UTF-8.
     /// - Throws: `Errno`.
-    public static func writeOutput(_ text: String) throws(Errno) {
+    package static func writeOutput(_ text: String) throws(Errno) {
         var failure: Errno?
         Array(text.utf8).withUnsafeBytes { bytes in
             do throws(Errno) { try writeAll(1, bytes) } catch { failure = error }
@@ -43,7 +43,7 @@ public enum StandardStreams {
     /// Reads standard input (descriptor 0) to its end.
     /// - Returns: every byte read.
     /// - Throws: `Errno`.
-    public static func readInput() throws(Errno) -> ByteBuffer {
+    package static func readInput() throws(Errno) -> ByteBuffer {
         var buffer = ByteBuffer(capacity: 4096)
         while true {
             var ended = false
@@ -61,7 +61,7 @@ public enum StandardStreams {
     /// - Parameter buffer: where the bytes go.
     /// - Returns: how many bytes were read; 0 at the end of the input.
     /// - Throws: `Errno`.
-    public static func readInput(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    package static func readInput(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
         while true {
             switch try Sys.read(0, into: buffer) {
             case .processed(let n): return n
@@ -75,7 +75,7 @@ public enum StandardStreams {
     /// afterwards (error lines, traces, progress) goes there.
     /// - Parameter path: the file.
     /// - Throws: `Errno` when the file cannot be opened.
-    public static func redirectError(toPath path: String) throws(Errno) {
+    package static func redirectError(toPath path: String) throws(Errno) {
         let fd = try Sys.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o666)
         defer { try? Sys.close(fd) }
         try Sys.duplicate(fd, onto: 2)
@@ -83,7 +83,7 @@ public enum StandardStreams {
 
     /// Makes standard error write where standard output writes (curl's `--stderr -`).
     /// - Throws: `Errno`.
-    public static func redirectErrorToOutput() throws(Errno) {
+    package static func redirectErrorToOutput() throws(Errno) {
         try Sys.duplicate(1, onto: 2)
     }
 

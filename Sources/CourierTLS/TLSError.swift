@@ -16,9 +16,24 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The code's stable name.
         public let rawValue: String
 
-        /// Creates a code from its stable name.
-        /// - Parameter rawValue: the name, one of the static constants' values.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .handshakeFailed, .protocolVersion, .alertReceived, .clientCertificateRequired, .protocolError,
+            .closedWithoutCloseNotify, .unexpectedEOF, .certificateExpired, .certificateNotYetValid,
+            .hostnameMismatch, .untrustedIssuer, .certificateRejected, .pinningFailed, .insecurePolicy,
+            .invalidCertificate, .invalidKey, .invalidPin, .invalidConfiguration, .internalError
+        ]
 
         /// The stable name.
         public var description: String { rawValue }
@@ -27,62 +42,62 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The handshake failed for a reason without a more specific code (bad records, no shared
         /// cipher, an unparsable peer message, …). `openSSLErrors` says more.
-        public static let handshakeFailed = Code(rawValue: "handshakeFailed")
+        public static let handshakeFailed = Code("handshakeFailed")
         /// No TLS version both sides accept (a peer below the configured minimum, or the peer's
         /// `protocol_version` alert).
-        public static let protocolVersion = Code(rawValue: "protocolVersion")
+        public static let protocolVersion = Code("protocolVersion")
         /// The peer sent a fatal alert; `alert` names it.
-        public static let alertReceived = Code(rawValue: "alertReceived")
+        public static let alertReceived = Code("alertReceived")
         /// The server requires a client certificate and none (or none it accepts) was sent; on the
         /// server side, the client sent none.
-        public static let clientCertificateRequired = Code(rawValue: "clientCertificateRequired")
+        public static let clientCertificateRequired = Code("clientCertificateRequired")
         /// A record after the handshake could not be processed (bad MAC, garbage, unexpected message).
-        public static let protocolError = Code(rawValue: "protocolError")
+        public static let protocolError = Code("protocolError")
 
         // Closing.
 
         /// The transport closed after the handshake without the peer's close_notify: data may have
         /// been cut off (a truncation attack or a careless server). The client maps it to curl 56.
-        public static let closedWithoutCloseNotify = Code(rawValue: "closedWithoutCloseNotify")
+        public static let closedWithoutCloseNotify = Code("closedWithoutCloseNotify")
         /// The transport closed before the handshake finished.
-        public static let unexpectedEOF = Code(rawValue: "unexpectedEOF")
+        public static let unexpectedEOF = Code("unexpectedEOF")
 
         // Certificate verification (X.509 verification result, or trust evaluation afterwards).
 
         /// A certificate in the chain is past its notAfter date.
-        public static let certificateExpired = Code(rawValue: "certificateExpired")
+        public static let certificateExpired = Code("certificateExpired")
         /// A certificate in the chain is before its notBefore date.
-        public static let certificateNotYetValid = Code(rawValue: "certificateNotYetValid")
+        public static let certificateNotYetValid = Code("certificateNotYetValid")
         /// The leaf's subjectAltName does not match the host name or IP address (the common name is
         /// never consulted, RFC 6125 §6.4.4).
-        public static let hostnameMismatch = Code(rawValue: "hostnameMismatch")
+        public static let hostnameMismatch = Code("hostnameMismatch")
         /// The chain does not lead to a trusted root: self-signed, unknown issuer, untrusted root.
-        public static let untrustedIssuer = Code(rawValue: "untrustedIssuer")
+        public static let untrustedIssuer = Code("untrustedIssuer")
         /// The chain failed verification for another reason (bad signature, wrong purpose, revoked,
         /// path length, …); `verifyResult` says which.
-        public static let certificateRejected = Code(rawValue: "certificateRejected")
+        public static let certificateRejected = Code("certificateRejected")
 
         // Security policy.
 
         /// The chain verified, but no pinned certificate or public key matched.
-        public static let pinningFailed = Code(rawValue: "pinningFailed")
+        public static let pinningFailed = Code("pinningFailed")
         /// The security policy cannot be evaluated as configured: it allows invalid certificates and
         /// validates the domain name without pinning anything (AFNetworking's rule: a host name
         /// check means nothing on a certificate nobody vouches for).
-        public static let insecurePolicy = Code(rawValue: "insecurePolicy")
+        public static let insecurePolicy = Code("insecurePolicy")
 
         // Configuration input.
 
         /// A certificate could not be parsed (PEM or DER).
-        public static let invalidCertificate = Code(rawValue: "invalidCertificate")
+        public static let invalidCertificate = Code("invalidCertificate")
         /// A private or public key could not be parsed, or does not belong to the certificate.
-        public static let invalidKey = Code(rawValue: "invalidKey")
+        public static let invalidKey = Code("invalidKey")
         /// A pin string is malformed (not `sha256//` followed by 32 bytes of Base64).
-        public static let invalidPin = Code(rawValue: "invalidPin")
+        public static let invalidPin = Code("invalidPin")
         /// A configuration value OpenSSL refused (ALPN list, CA file, host name).
-        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
+        public static let invalidConfiguration = Code("invalidConfiguration")
         /// OpenSSL failed in a way that is not the peer's doing (allocation failure, internal error).
-        public static let internalError = Code(rawValue: "internalError")
+        public static let internalError = Code("internalError")
     }
 
     /// An X.509 verification result (OpenSSL's `X509_V_ERR_*`).

@@ -67,6 +67,30 @@ extension ConnectionTests {
             }
         }
 
+        @Test("collect(upTo:) refuses a body over its limit with bodyTooLarge naming the limit")
+        func collectOverTheLimit() async throws {
+            try await withServer(.init()) { server in
+                let connection = try await connect(server)
+                try await connection.sendHead(method: .get, target: "/bytes/1000")
+                let response = try await connection.receiveResponse()
+                let error = await #expect(throws: ConnectionError.self) {
+                    _ = try await response.body.collect(upTo: 999)
+                }
+                #expect(error?.code == .bodyTooLarge)
+                #expect(error?.limit == 999)
+                #expect(error?.message.contains("999") == true)
+                #expect(error?.afNetworkingCode == -1103)
+                #expect(!connection.isReusable)
+                await connection.close()
+            }
+            try await withServer(.init()) { server in
+                let connection = try await connect(server)
+                try await connection.sendHead(method: .get, target: "/bytes/1000")
+                #expect(try await connection.receiveResponse().body.collect(upTo: 1000).readableBytes == 1000)
+                await connection.close()
+            }
+        }
+
         @Test func uploadWithKnownLength() async throws {
             try await withServer { server in
                 let connection = try await connect(server)

@@ -122,7 +122,10 @@ import Testing
             .waitDeadlineExceeded, .cancelled, .poolShutdown, .tooManyWaiters, .connectFailed,
             .connectionClosedBeforeResponse, .responseInterrupted,
         ]
-        #expect(codes.map(\.rawValue) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(codes.map(\.rawValue) == codes.map(\.description))
+        #expect(codes.map(\.rawValue) == ["waitDeadlineExceeded", "cancelled", "poolShutdown", "tooManyWaiters",
+                                          "connectFailed", "connectionClosedBeforeResponse", "responseInterrupted"])
+        #expect(codes.allSatisfy { PoolError.Code(rawValue: $0.rawValue) == $0 })
         #expect(PoolError(.connectFailed, underlying: 111).description == "connectFailed(111)")
         #expect(PoolError(.cancelled).description == "cancelled")
     }

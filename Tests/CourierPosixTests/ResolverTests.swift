@@ -125,7 +125,7 @@ extension PosixTests {
                 Issue.record("a .invalid name resolved")
                 return
             }
-            #expect(error.code.rawValue < 0)
+            #expect(error.code.name.hasPrefix("EAI_") && error.code != .unknown)
             #expect(ResolutionError(code: .noName, host: "x").message == "Name or service not known")
             #expect(ResolutionError.Code.tryAgain.name == "EAI_AGAIN")
             #expect("\(ResolutionError(code: .noName, host: "h.invalid"))" ==

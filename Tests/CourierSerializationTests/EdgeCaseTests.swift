@@ -65,7 +65,7 @@ import Testing
         #expect(outer.hasCode(.unacceptableContentType))
         #expect(outer.hasCode(.unacceptableStatusCode))
         #expect(!outer.hasCode(.invalidJSON))
-        #expect(ResponseSerializationError.Code.invalidJSON.number == ResponseSerializationError.Code.invalidPropertyList.number)
+        #expect(ResponseSerializationError.Code.invalidJSON.afNetworkingCode == ResponseSerializationError.Code.invalidPropertyList.afNetworkingCode)
         #expect(ResponseSerializationError.Code.invalidJSON != ResponseSerializationError.Code.invalidPropertyList)
     }
 

@@ -220,7 +220,7 @@ private func parseFailure(_ bytes: [UInt8], limits: PropertyListParser.Limits = 
         #expect(try PropertyListResponseSerializer().serialize(head: head, body: ByteBuffer()) == nil)
         #expect { try PropertyListResponseSerializer().serialize(head: head, body: ByteBuffer(string: "nope")) } throws: {
             let error = $0 as? ResponseSerializationError
-            return error?.code == .invalidPropertyList && error?.code.number == 3840 && (error?.detail as? PropertyListError)?.code == .invalidXML
+            return error?.code == .invalidPropertyList && error?.code.afNetworkingCode == 3840 && (error?.detail as? PropertyListError)?.code == .invalidXML
         }
     }
 }

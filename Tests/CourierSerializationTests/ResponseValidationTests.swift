@@ -47,7 +47,7 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
             Issue.record("expected an error")
         } catch {
             #expect(error.code == .unacceptableContentType)
-            #expect(error.code.number == -1016)
+            #expect(error.code.afNetworkingCode == -1016)
             #expect(error.underlying == nil)
             #expect(error.mimeType == "text/html")
             #expect(error.body == body)
@@ -60,7 +60,7 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
             Issue.record("expected an error")
         } catch {
             #expect(error.code == .unacceptableStatusCode)
-            #expect(error.code.number == -1011)
+            #expect(error.code.afNetworkingCode == -1011)
             #expect(error.status == 404)
             #expect(error.underlying == nil)
             #expect((error.value as? JSONValue?) == .some(["a": 1]))
@@ -202,7 +202,7 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
             _ = try JSONResponseSerializer().serialize(head: h, body: ByteBuffer(string: "[1,]"))
             Issue.record("expected an error")
         } catch {
-            #expect(error.code.number == 3840)
+            #expect(error.code.afNetworkingCode == 3840)
             #expect(error.offset == 3)
             #expect(error.detail is JSONError)
             #expect(error.underlying == nil)
@@ -254,7 +254,7 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
             ($0 as? ResponseSerializationError)?.offset == 0
         }
         #expect { try s.serialize(head: head(200, "text/plain; charset=shift_jis"), body: ByteBuffer(string: "x")) } throws: {
-            ($0 as? ResponseSerializationError)?.code == .unknownCharset && ($0 as? ResponseSerializationError)?.code.number == 264
+            ($0 as? ResponseSerializationError)?.code == .unknownCharset && ($0 as? ResponseSerializationError)?.code.afNetworkingCode == 264
         }
     }
 }
@@ -296,7 +296,7 @@ private func head(_ status: Int, _ contentType: String?) -> HTTPResponseHead {
         // A status outside 200–299: -1011, carrying the bytes as the value.
         #expect { try compound.serialize(head: head(404, "text/plain"), body: ByteBuffer(string: "nope")) } throws: {
             let error = $0 as? ResponseSerializationError
-            return error?.code == .unacceptableStatusCode && error?.code.number == -1011
+            return error?.code == .unacceptableStatusCode && error?.code.afNetworkingCode == -1011
                 && (error?.value as? ByteBuffer)?.readableString == "nope"
         }
         // A member that accepts the status still wins over the fallback.

@@ -240,7 +240,7 @@ extension SessionTests {
                 _ = try await again.load(contentsOf: directory + "/absent.txt")
                 Issue.record("loading a missing file must throw")
             } catch {
-                #expect(error.operation == .read && error.errnoValue == ENOENT)
+                #expect(error.operation == .read && error.errno.rawValue == ENOENT)
             }
         }
     }

@@ -158,7 +158,7 @@ extension SessionTests {
                 }.result()
                 let error = failure(result.result)
                 #expect(error?.code == .fileWriteFailed)
-                #expect(error?.errnoValue == 17)
+                #expect(error?.errno?.rawValue == 17)
                 #expect(error?.curlExitCode == 23)
                 #expect(readFile(directory + "/taken") == Array("old".utf8))
                 #expect(listDirectory(directory) == ["taken"])

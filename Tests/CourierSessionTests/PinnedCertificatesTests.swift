@@ -35,7 +35,7 @@ extension SessionTests {
                 return error?.path == directory + "/broken.der" && error?.tlsError != nil
             }
             await #expect { _ = try await SecurityPolicy.certificates(inDirectory: directory + "/missing") } throws: {
-                ($0 as? PinnedCertificatesError)?.errnoValue == ENOENT
+                ($0 as? PinnedCertificatesError)?.errno?.rawValue == ENOENT
             }
         }
 

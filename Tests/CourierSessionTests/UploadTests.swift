@@ -117,7 +117,7 @@ extension SessionTests {
                 let response = await session.uploadTask(with: server.request(.post, "/upload"), from: .file(path: "/nonexistent/file")).onlyResponse()
                 let error = failure(response.result)
                 #expect(error?.code == .fileReadFailed)
-                #expect(error?.errnoValue == 2)
+                #expect(error?.errno?.rawValue == 2)
                 #expect(error?.curlExitCode == 26)
                 #expect(server.requestCount == 0)
                 await session.finishTasksAndInvalidate()

@@ -13,57 +13,75 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's name.
         public let rawValue: String
-        /// Creates a code from its name.
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
         /// - Parameter rawValue: the name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .connectTimeout, .localBindFailed, .transferTooSlow, .tlsHandshakeTimeout, .idleTimeout,
+            .totalTimeout, .connectFailed, .tlsFailed, .protocolError, .remoteClosed, .bodyTruncated,
+            .cancelled, .invalidRequest, .notReusable, .earlyResponse, .proxyTunnelFailed, .bodyTooLarge
+        ]
+
         /// The code's name.
         public var description: String { rawValue }
 
         /// The TCP connection was not established within `connectTimeout` (curl exit 28).
-        public static let connectTimeout = Code(rawValue: "connectTimeout")
+        public static let connectTimeout = Code("connectTimeout")
         /// The local end of the connection could not be set up as asked (`LocalBinding`): no such
         /// interface or host, no free port in the range, an address that is not local (curl 45).
-        public static let localBindFailed = Code(rawValue: "localBindFailed")
+        public static let localBindFailed = Code("localBindFailed")
         /// The transfer was slower than `HTTP1ConnectionOptions.lowSpeedLimit` for its duration
         /// (curl `-Y`/`-y`: "Operation too slow", exit 28).
-        public static let transferTooSlow = Code(rawValue: "transferTooSlow")
+        public static let transferTooSlow = Code("transferTooSlow")
         /// The TLS handshake did not complete within `tlsHandshakeTimeout` (curl exit 28).
-        public static let tlsHandshakeTimeout = Code(rawValue: "tlsHandshakeTimeout")
+        public static let tlsHandshakeTimeout = Code("tlsHandshakeTimeout")
         /// No byte was read or written for `idleTimeout` while waiting on the peer (curl exit 28).
-        public static let idleTimeout = Code(rawValue: "idleTimeout")
+        public static let idleTimeout = Code("idleTimeout")
         /// The exchange did not finish within `totalTimeout` (curl `--max-time`, exit 28).
-        public static let totalTimeout = Code(rawValue: "totalTimeout")
+        public static let totalTimeout = Code("totalTimeout")
         /// Resolution or connection failed (`resolutionError` or `connectError` says why; curl 6/7).
-        public static let connectFailed = Code(rawValue: "connectFailed")
+        public static let connectFailed = Code("connectFailed")
         /// TLS failed: handshake, certificate, or a close without close_notify where it matters
         /// (`tlsError` says which; curl 35/60/56).
-        public static let tlsFailed = Code(rawValue: "tlsFailed")
+        public static let tlsFailed = Code("tlsFailed")
         /// The peer broke HTTP/1.1 (`parserError` says how; curl 8).
-        public static let protocolError = Code(rawValue: "protocolError")
+        public static let protocolError = Code("protocolError")
         /// The peer closed or reset the connection: before any byte of the response ("empty
         /// reply", curl 52, `parserError.code == .emptyResponse`), inside a head, or with a read or
         /// write error (`errno`; curl 55/56).
-        public static let remoteClosed = Code(rawValue: "remoteClosed")
+        public static let remoteClosed = Code("remoteClosed")
         /// The connection closed inside a Content-Length or chunked body (curl 18).
-        public static let bodyTruncated = Code(rawValue: "bodyTruncated")
+        public static let bodyTruncated = Code("bodyTruncated")
         /// The task was cancelled or the connection was closed while the operation waited
         /// (AFNetworking -999).
-        public static let cancelled = Code(rawValue: "cancelled")
+        public static let cancelled = Code("cancelled")
         /// The request could not be encoded, or the body did not match its declared length
         /// (`encodingError`); nothing was sent and the connection is unchanged.
-        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        public static let invalidRequest = Code("invalidRequest")
         /// The connection cannot carry this operation now: closed, a previous response not read
         /// to its end, the peer asked to close, or another operation is in progress.
-        public static let notReusable = Code(rawValue: "notReusable")
+        public static let notReusable = Code("notReusable")
         /// The server sent its final response while the request body was still being sent, and
         /// is not taking the rest (an early 413 or 401, or one that says `Connection: close`, with
         /// the upload blocked or failed): the rest of the body is not sent. The response is still
         /// there: read it with `receiveResponse()`; the connection closes after it (the request can
         /// no longer be framed). A failed write after such a response reports this code too.
-        public static let earlyResponse = Code(rawValue: "earlyResponse")
+        public static let earlyResponse = Code("earlyResponse")
         /// The proxy answered a CONNECT request with a status other than 2xx (`proxyStatus`
         /// says which); no tunnel was opened (curl exit 56, "CONNECT tunnel failed, response N").
-        public static let proxyTunnelFailed = Code(rawValue: "proxyTunnelFailed")
+        public static let proxyTunnelFailed = Code("proxyTunnelFailed")
+        /// The response body is larger than the limit the caller gave `collect(upTo:)` (`limit`
+        /// says which, in bytes); the connection was closed (curl `--max-filesize`, exit 63).
+        public static let bodyTooLarge = Code("bodyTooLarge")
     }
 
     /// The code.
@@ -87,6 +105,8 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var proxy: String?
     /// The status of the proxy's reply to CONNECT, for `proxyTunnelFailed`.
     public var proxyStatus: Int?
+    /// The limit that was exceeded, in bytes, for `bodyTooLarge`.
+    public var limit: Int?
     /// The error a challenge handler failed the connection with (`ChallengeDisposition.fail`),
     /// as it was given; nil otherwise.
     public var underlying: (any Error)?
@@ -108,8 +128,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The curl exit code closest to this error (design §9), for the command-line tool.
-    public var curlExitCode: Int {
+    /// The curl exit code closest to this error (design §9), for the command-line tool:
+    /// `package`, so the tool's vocabulary is no part of the library's API (issue 15 §4).
+    package var curlExitCode: Int {
         switch code {
         case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout, .transferTooSlow: return 28
         case .connectFailed: return resolutionError != nil ? (proxy != nil ? 5 : 6) : 7
@@ -125,6 +146,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         case .remoteClosed: return parserError?.code == .emptyResponse ? 52 : (whileSending ? 55 : 56)
         case .earlyResponse: return 55
         case .bodyTruncated: return 18
+        case .bodyTooLarge: return 63
         case .cancelled: return 42
         case .invalidRequest: return 2
         default: return 1
@@ -134,7 +156,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     /// The AFNetworking / NSURLError number for this error where one exists (design §6):
     /// -999 cancelled, -1001 timed out, -1003 host not found, -1004 cannot connect, -1005
     /// connection lost, -1011 bad server response, -1202 untrusted server certificate,
-    /// -1200 other TLS failures; nil for local misuse.
+    /// -1200 other TLS failures, -1103 a body over `collect(upTo:)`'s limit; nil for local misuse.
     public var afNetworkingCode: Int? {
         switch code {
         case .cancelled: return -999
@@ -144,6 +166,7 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         case .tlsFailed: return tlsError?.isCertificateVerificationFailure == true || tlsError?.code == .pinningFailed ? -1202 : -1200
         case .remoteClosed, .bodyTruncated, .earlyResponse, .proxyTunnelFailed: return -1005
         case .protocolError: return -1011
+        case .bodyTooLarge: return -1103
         default: return nil
         }
     }

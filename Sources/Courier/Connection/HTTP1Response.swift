@@ -109,15 +109,17 @@ public struct HTTP1ResponseBody: AsyncSequence, Sendable {
     /// receive buffer alive).
     /// - Parameter limit: the most bytes to accept (design §5: 10 MiB default).
     /// - Returns: the body.
-    /// - Throws: `ConnectionError` (`invalidRequest` when the body exceeds `limit`; the connection
-    ///   is then closed).
+    /// - Throws: `ConnectionError` (`bodyTooLarge`, with `limit`, when the body exceeds `limit`;
+    ///   the connection is then closed).
     public func collect(upTo limit: Int = 10 * 1024 * 1024) async throws(ConnectionError) -> ByteBuffer {
         var result = ByteBuffer()
         var iterator = makeAsyncIterator()
         while let slice = try await iterator.next() {
             guard result.readableBytes + slice.readableBytes <= limit else {
                 await connection.close()
-                throw ConnectionError(.invalidRequest, "the body is larger than \(limit) bytes")
+                var error = ConnectionError(.bodyTooLarge, "the response body is larger than collect(upTo:)'s limit of \(limit) bytes")
+                error.limit = limit
+                throw error
             }
             result.writeBuffer(slice)
         }

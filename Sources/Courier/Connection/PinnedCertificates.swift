@@ -11,14 +11,14 @@ public struct PinnedCertificatesError: Error, Sendable, CustomStringConvertible 
     /// The directory or file that failed.
     public var path: String
     /// The errno of a failed read, when the failure was one.
-    public var errnoValue: Int32?
+    public var errno: Errno?
     /// The parser's error, for a file that holds no certificate it can read.
     public var tlsError: TLSError?
 
     /// "cannot read /etc/pins/a.pem: EACCES", "/etc/pins/b.der is not a certificate: ...".
     public var description: String {
         if let tlsError { return "\(path) is not a certificate: \(tlsError)" }
-        return "cannot read \(path): \(errnoValue.map { "\(Errno(rawValue: $0))" } ?? "unknown error")"
+        return "cannot read \(path): \(errno.map { "\($0)" } ?? "unknown error")"
     }
 }
 
@@ -65,7 +65,7 @@ extension SecurityPolicy {
         }
         switch outcome {
         case .failed(let path, let error):
-            throw PinnedCertificatesError(path: path, errnoValue: error.rawValue)
+            throw PinnedCertificatesError(path: path, errno: error)
         case .files(let files):
             var certificates: [Certificate] = []
             for (path, bytes) in files {

@@ -25,7 +25,7 @@ public struct CookieFileError: Error, Sendable, Hashable, CustomStringConvertibl
     /// Reading or writing.
     public var operation: Operation
     /// The errno of the failing call.
-    public var errnoValue: Int32
+    public var errno: Errno
     /// The errno's meaning.
     public var reason: String
 
@@ -51,7 +51,7 @@ enum CookieFiles {
             }
             return bytes.readableString
         } catch {
-            throw CookieFileError(path: path, operation: .read, errnoValue: error.rawValue, reason: "\(error)")
+            throw CookieFileError(path: path, operation: .read, errno: error, reason: "\(error)")
         }
     }
 
@@ -81,7 +81,7 @@ enum CookieFiles {
                 }
             }
         } catch {
-            throw CookieFileError(path: path, operation: .write, errnoValue: error.rawValue, reason: "\(error)")
+            throw CookieFileError(path: path, operation: .write, errno: error, reason: "\(error)")
         }
     }
 }

@@ -14,17 +14,29 @@ import Synchronization
 /// Why a `ResourceDownloader` delivered no value.
 public struct ResourceDownloaderError: Error, Sendable, CustomStringConvertible {
     /// A stable reason, with AFNetworking's number where it had one.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The code's name (the identity).
-        public let name: String
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name (the identity).
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .cancelled, .badURL, .fetchFailed
+        ]
         /// The AFNetworking / Foundation error number, when the code has one of its own.
         public let afNetworkingCode: Int?
-        private init(_ name: String, _ number: Int?) { self.name = name; self.afNetworkingCode = number }
+        init(_ rawValue: String, _ number: Int?) { self.rawValue = rawValue; self.afNetworkingCode = number }
 
         /// Codes are equal when their names are.
-        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.name == rhs.name }
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.rawValue == rhs.rawValue }
         /// Hashes the name.
-        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
         /// The handler's receipt was cancelled (-999, NSURLErrorCancelled).
         public static let cancelled = Code("cancelled", -999)
@@ -35,7 +47,7 @@ public struct ResourceDownloaderError: Error, Sendable, CustomStringConvertible 
 
         /// "name (number)" or "name".
         public var description: String {
-            afNetworkingCode.map { "\(name) (\($0))" } ?? name
+            afNetworkingCode.map { "\(rawValue) (\($0))" } ?? rawValue
         }
     }
 

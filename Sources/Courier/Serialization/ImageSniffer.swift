@@ -55,10 +55,22 @@ public struct ImageInfo: Sendable, Hashable {
 /// Why the bytes give no image size.
 public struct ImageSniffError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The closed set of reasons.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The name.
         public let rawValue: String
-        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .unrecognized, .truncated, .malformed
+        ]
+        init(_ rawValue: String) { self.rawValue = rawValue }
         /// No known signature.
         public static let unrecognized = Code("unrecognized")
         /// A known format, but the input ends before the size.

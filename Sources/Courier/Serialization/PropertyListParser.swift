@@ -15,10 +15,23 @@ import CourierJSON
 /// Why a body is not a property list.
 public struct PropertyListError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The closed set of reasons.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The name.
         public let rawValue: String
-        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .unknownFormat, .invalidXML, .invalidStructure, .invalidScalar, .invalidBinary, .cycle,
+            .limitExceeded
+        ]
+        init(_ rawValue: String) { self.rawValue = rawValue }
         /// Neither `bplist00` nor XML.
         public static let unknownFormat = Code("unknownFormat")
         /// The XML is not well-formed (`xml` holds the XMLError).

@@ -8,10 +8,24 @@ import CourierURL
 /// Why a request serializer could not build a request.
 public struct RequestSerializationError: Error, Sendable, CustomStringConvertible {
     /// The stable reason. Message text is not API.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's name.
         public let rawValue: String
-        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .invalidHeaderField, .invalidQuery, .parametersNotKeyValue,
+            .queryStringSerializationFailed, .invalidJSONValue, .invalidPropertyListValue,
+            .multipartFailed, .methodCannotHaveBody, .notMultipart
+        ]
+        init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// A header name or value holds a byte a field may not (CR, LF, NUL, ...):
         /// `underlying` is the `HTTPEncodingError` with the field and offset.

@@ -24,17 +24,31 @@ import CourierBytes
 /// Why a response serializer produced no value.
 public struct ResponseSerializationError: Error, Sendable, CustomStringConvertible {
     /// A stable reason with AFNetworking's number.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The code's name (the identity).
-        public let name: String
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name (the identity).
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .unacceptableStatusCode, .unacceptableContentType, .invalidJSON, .jsonFragmentNotAllowed,
+            .invalidPropertyList, .decodingFailed, .unknownCharset, .invalidText, .invalidXML,
+            .invalidImage
+        ]
         /// The AFNetworking / Foundation error number.
-        public let number: Int
-        private init(_ name: String, _ number: Int) { self.name = name; self.number = number }
+        public let afNetworkingCode: Int
+        init(_ rawValue: String, _ number: Int) { self.rawValue = rawValue; self.afNetworkingCode = number }
 
         /// Codes are equal when their names are.
-        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.name == rhs.name }
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.rawValue == rhs.rawValue }
         /// Hashes the name.
-        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
         /// The status code is not acceptable (-1011, NSURLErrorBadServerResponse).
         public static let unacceptableStatusCode = Code("unacceptableStatusCode", -1011)
@@ -59,7 +73,7 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
         public static let invalidImage = Code("invalidImage", -1016)
 
         /// The name.
-        public var description: String { "\(name) (\(number))" }
+        public var description: String { "\(rawValue) (\(afNetworkingCode))" }
     }
 
     /// The reason.
@@ -121,7 +135,7 @@ public struct ResponseSerializationError: Error, Sendable, CustomStringConvertib
             return "Request failed: \(HTTPResponseHead.localizedString(forStatusCode: status)) (\(status))"
         }
         if code == .unacceptableContentType { return "Request failed: unacceptable content-type: \(mimeType ?? "none")" }
-        var text = "The response could not be read: \(code.name)"
+        var text = "The response could not be read: \(code.rawValue)"
         if let offset { text += " at byte \(offset)" }
         return text
     }

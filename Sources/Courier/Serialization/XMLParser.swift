@@ -31,10 +31,26 @@ import CourierBytes
 /// A stable XML error code and the byte offset where it was found.
 public struct XMLError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The closed set of reasons.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The name.
         public let rawValue: String
-        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .unexpectedEndOfInput, .unexpectedByte, .invalidUTF8, .invalidCharacter, .invalidName,
+            .mismatchedTag, .undefinedEntity, .invalidReference, .duplicateAttribute,
+            .doctypeNotAllowed, .invalidComment, .misplacedXMLDeclaration, .noRootElement,
+            .multipleRootElements, .textOutsideRoot, .cdataEndInText, .depthLimitExceeded,
+            .attributeLimitExceeded
+        ]
+        init(_ rawValue: String) { self.rawValue = rawValue }
         /// The input ends inside markup or with elements still open.
         public static let unexpectedEndOfInput = Code("unexpectedEndOfInput")
         /// A byte the grammar does not allow here.

@@ -354,7 +354,7 @@ final class FileSink: ResponseSink {
                 return output
             case .directory:
                 var error = SessionError(.invalidDestination, "cannot write the download to \(path): it is a directory", url: url)
-                error.errnoValue = Errno.isDirectory.rawValue
+                error.errno = .isDirectory
                 throw error
             case .noReaderYet:
                 do { try await Task.sleep(for: .milliseconds(20)) } catch {
@@ -470,7 +470,7 @@ final class FileSink: ResponseSink {
         var what = path
         if let target, target.isWrittenDirectly { what += " (\(target.kindDescription))" }
         var failure = SessionError(.fileWriteFailed, "writing the download to \(what) failed: \(error)", url: url)
-        failure.errnoValue = error.rawValue
+        failure.errno = error
         return failure
     }
 }

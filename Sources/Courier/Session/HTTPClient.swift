@@ -24,12 +24,33 @@ import Synchronization
 /// Why an HTTPClient could not be made or could not build a request.
 public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// The stable codes.
-    public enum Code: String, Sendable, Hashable {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let rawValue: String
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .invalidBaseURL, .pinningWithoutTLS
+        ]
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The name.
+        public var description: String { rawValue }
+
         /// The base URL is not an absolute http or https URL.
-        case invalidBaseURL
+        public static let invalidBaseURL = Code("invalidBaseURL")
         /// A pinning security policy with a base URL that is not https (AFNetworking raises too:
         /// a pin can only hold on TLS).
-        case pinningWithoutTLS
+        public static let pinningWithoutTLS = Code("pinningWithoutTLS")
     }
 
     /// What went wrong.
@@ -214,7 +235,7 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
     ) async throws(SessionError) -> (value: Serializer.Value, response: HTTPResponseHead) {
         let task = try dataTask(method, path, parameters: parameters, headers: headers, serializer: serializer)
         task.resume()
-        return try await HTTPClient.unwrap(await task.response())
+        return try HTTPClient.unwrap(await task.response())
     }
 
     /// Runs `method` on `path` and returns the serialized value with the response head.

@@ -151,7 +151,7 @@ final class RequestBodySource {
             do { file = try await BlockingIOThread.shared.run { () throws(Errno) in try File.open(path) } } catch {
                 state = .done
                 var failure = SessionError(.fileReadFailed, "cannot open the upload file \(path): \(error)", url: url)
-                failure.errnoValue = error.rawValue
+                failure.errno = error
                 throw failure
             }
         }
@@ -178,7 +178,7 @@ final class RequestBodySource {
         } catch {
             close()
             var failure = SessionError(.fileReadFailed, "reading \(path) failed: \(error)", url: url)
-            failure.errnoValue = error.rawValue
+            failure.errno = error
             throw failure
         }
         if chunk.readableBytes < count {
@@ -346,7 +346,7 @@ final class RequestBodySource {
                     body?.fileSegmentFailed(range, bytesTransferred: 0, underlying: error)
                     close()
                     var failure = SessionError(.fileReadFailed, "cannot open \(range.path): \(error)", url: url)
-                    failure.errnoValue = error.rawValue
+                    failure.errno = error
                     throw failure
                 }
             }

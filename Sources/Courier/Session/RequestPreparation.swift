@@ -141,7 +141,7 @@ enum RequestPreparation {
                 return MeasuredBody(.known(size), file: file)
             } catch {
                 var failure = SessionError(.fileReadFailed, "cannot read the upload file \(path): \(error)")
-                failure.errnoValue = error.rawValue
+                failure.errno = error
                 throw failure
             }
         }

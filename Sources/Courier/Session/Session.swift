@@ -92,7 +92,7 @@ final class SessionStorage: Sendable {
                 // Without its own resolver the session would quietly connect where the system's
                 // lookup says, ignoring the overrides it was given: every task fails instead.
                 var failure = SessionError(.connection, "the session's resolver (for its --resolve/--connect-to overrides or address family) could not start: \(error)")
-                failure.errnoValue = error.rawValue
+                failure.errno = error
                 resolverFailure = failure
             }
         }

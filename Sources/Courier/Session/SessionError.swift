@@ -7,6 +7,7 @@
 import CourierCompression
 import CourierHTTP1
 import CourierMultipart
+import CourierPosix
 
 /// An error from a session task.
 public struct SessionError: Error, Sendable, CustomStringConvertible {
@@ -14,67 +15,85 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's name.
         public let rawValue: String
-        /// Creates a code from its name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
+        /// closed (no other code can be made), and a name read back from a log gives its code.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        /// A code of this module's own (the constants below).
+        init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Every code, for `init?(rawValue:)`.
+        static let all: [Code] = [
+            .cancelled, .invalidRequest, .invalidURL, .unsupportedScheme, .insecureRedirect,
+            .tooManyRedirects, .redirectLoop, .redirectRefused, .badContentEncoding, .decodedSizeExceeded,
+            .fileTooLarge, .bodyTooLarge, .resumeMismatch, .rangeNotSatisfiable, .fileWriteFailed,
+            .invalidDestination, .fileReadFailed, .connection, .serialization, .invalidated,
+            .responseHeadsTooLarge, .conflictingLocations, .invalidProxy, .unsupportedProxyScheme, .cacheMiss
+        ]
+
         /// The code's name.
         public var description: String { rawValue }
 
         /// The task was cancelled (AFNetworking -999).
-        public static let cancelled = Code(rawValue: "cancelled")
+        public static let cancelled = Code("cancelled")
         /// The request is invalid (header bytes, method, body source) — nothing was sent.
-        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        public static let invalidRequest = Code("invalidRequest")
         /// The URL cannot be requested (no host, not absolute).
-        public static let invalidURL = Code(rawValue: "invalidURL")
+        public static let invalidURL = Code("invalidURL")
         /// The URL's scheme is neither http nor https (a redirect included).
-        public static let unsupportedScheme = Code(rawValue: "unsupportedScheme")
+        public static let unsupportedScheme = Code("unsupportedScheme")
         /// A redirect from https to http was refused.
-        public static let insecureRedirect = Code(rawValue: "insecureRedirect")
+        public static let insecureRedirect = Code("insecureRedirect")
         /// More redirects than the limit.
-        public static let tooManyRedirects = Code(rawValue: "tooManyRedirects")
+        public static let tooManyRedirects = Code("tooManyRedirects")
         /// A redirect led back to a request already made in this task.
-        public static let redirectLoop = Code(rawValue: "redirectLoop")
+        public static let redirectLoop = Code("redirectLoop")
         /// The redirect handler refused a redirect that the task therefore could not follow
         /// (only for resumed downloads; other tasks deliver the 3xx response).
-        public static let redirectRefused = Code(rawValue: "redirectRefused")
+        public static let redirectRefused = Code("redirectRefused")
         /// The Content-Encoding is unknown or its data is corrupt.
-        public static let badContentEncoding = Code(rawValue: "badContentEncoding")
+        public static let badContentEncoding = Code("badContentEncoding")
         /// The decoded body exceeded the decompression limits (size or ratio).
-        public static let decodedSizeExceeded = Code(rawValue: "decodedSizeExceeded")
+        public static let decodedSizeExceeded = Code("decodedSizeExceeded")
         /// The body exceeded `maximumDownloadSize` (curl `--max-filesize`).
-        public static let fileTooLarge = Code(rawValue: "fileTooLarge")
+        public static let fileTooLarge = Code("fileTooLarge")
         /// A buffered body exceeded `maximumBodySize`.
-        public static let bodyTooLarge = Code(rawValue: "bodyTooLarge")
+        public static let bodyTooLarge = Code("bodyTooLarge")
         /// A resumed download's 206 does not continue the partial file.
-        public static let resumeMismatch = Code(rawValue: "resumeMismatch")
+        public static let resumeMismatch = Code("resumeMismatch")
         /// The server answered a resume with 416 Range Not Satisfiable.
-        public static let rangeNotSatisfiable = Code(rawValue: "rangeNotSatisfiable")
+        public static let rangeNotSatisfiable = Code("rangeNotSatisfiable")
         /// Writing a downloaded file failed.
-        public static let fileWriteFailed = Code(rawValue: "fileWriteFailed")
+        public static let fileWriteFailed = Code("fileWriteFailed")
         /// The download's destination cannot be used as asked: a directory, or a partial download
         /// to resume in something that is not a regular file (a device, a FIFO).
-        public static let invalidDestination = Code(rawValue: "invalidDestination")
+        public static let invalidDestination = Code("invalidDestination")
         /// Reading an upload's file or stream failed.
-        public static let fileReadFailed = Code(rawValue: "fileReadFailed")
+        public static let fileReadFailed = Code("fileReadFailed")
         /// The transport failed: see `connectionError`.
-        public static let connection = Code(rawValue: "connection")
+        public static let connection = Code("connection")
         /// The response serializer refused the response: see `serializationError`.
-        public static let serialization = Code(rawValue: "serialization")
+        public static let serialization = Code("serialization")
         /// The session was invalidated before the task could run.
-        public static let invalidated = Code(rawValue: "invalidated")
+        public static let invalidated = Code("invalidated")
         /// The response heads of one task, over its whole redirect chain, exceeded
         /// `SessionConfiguration.maximumTotalHeadSize` (curl exit 100).
-        public static let responseHeadsTooLarge = Code(rawValue: "responseHeadsTooLarge")
+        public static let responseHeadsTooLarge = Code("responseHeadsTooLarge")
         /// A redirect response carried two different Location values; neither was followed (curl
         /// exit 8, a weird server reply).
-        public static let conflictingLocations = Code(rawValue: "conflictingLocations")
+        public static let conflictingLocations = Code("conflictingLocations")
         /// The configured proxy URL cannot be parsed (curl exit 5, "Unsupported proxy syntax").
-        public static let invalidProxy = Code(rawValue: "invalidProxy")
+        public static let invalidProxy = Code("invalidProxy")
         /// The proxy URL names a scheme other than http (curl exit 7, "Unsupported proxy scheme").
-        public static let unsupportedProxyScheme = Code(rawValue: "unsupportedProxyScheme")
+        public static let unsupportedProxyScheme = Code("unsupportedProxyScheme")
         /// The request could not go to the origin (`only-if-cached`, `.returnCacheDataDontLoad`)
         /// and the cache held nothing usable: RFC 9111 §5.2.1.7's 504 (Gateway Timeout) as an
         /// error (NSURLErrorResourceUnavailable, -1008).
-        public static let cacheMiss = Code(rawValue: "cacheMiss")
+        public static let cacheMiss = Code("cacheMiss")
     }
 
     /// What went wrong.
@@ -91,7 +110,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public var decodingError: ContentDecodingError?
     /// The errno of a file operation, for `.fileWriteFailed`, `.fileReadFailed` and
     /// `.invalidDestination`.
-    public var errnoValue: Int32?
+    public var errno: Errno?
     /// Set when the retry policy takes over a failed attempt: the transfer waits and sends the
     /// request again instead of reporting this error.
     var retryPlan: RetryPlan?
@@ -146,8 +165,9 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         return result
     }
 
-    /// curl's exit code for this error (design §9).
-    public var curlExitCode: Int {
+    /// curl's exit code for this error (design §9), for the command-line tool: `package`, so
+    /// the tool's vocabulary is no part of the library's API (issue 15 §4).
+    package var curlExitCode: Int {
         switch code {
         case .cancelled: return 42
         case .invalidRequest: return 43
@@ -205,7 +225,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         case .badContentEncoding, .decodedSizeExceeded: return -1015
         case .fileTooLarge, .bodyTooLarge: return -1103
         case .connection: return connectionError?.afNetworkingCode
-        case .serialization: return serializationError?.code.number
+        case .serialization: return serializationError?.code.afNetworkingCode
         case .fileWriteFailed: return -3003
         case .invalidDestination: return -3000
         case .fileReadFailed: return -1022

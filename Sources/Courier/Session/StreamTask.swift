@@ -172,7 +172,7 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
         var result = ByteBuffer()
         for try await slice in self {
             guard result.readableBytes + slice.readableBytes <= limit else {
-                throw SessionError(.bodyTooLarge, "the body is larger than \(limit) bytes")
+                throw SessionError(.bodyTooLarge, "the response body is larger than collect(upTo:)'s limit of \(limit) bytes")
             }
             result.writeBuffer(slice)
         }

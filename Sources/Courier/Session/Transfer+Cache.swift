@@ -134,7 +134,7 @@ extension Transfer {
                     let piece: ByteBuffer
                     do { piece = try await cache.readDiskBody(file, at: delivered) } catch {
                         var failure = SessionError(.fileReadFailed, "reading the cached body failed: \(error)", url: url)
-                        failure.errnoValue = error.rawValue
+                        failure.errno = error
                         throw failure
                     }
                     guard piece.readableBytes > 0 else {

@@ -719,11 +719,11 @@ struct Transfer: Sendable {
             case .interrupted: loanError = ConnectionError(.cancelled, "the task was cancelled")
             case .timedOut: loanError = ConnectionError(.idleTimeout, "no data moved for \(configuration.idleTimeout)")
             case .unsupported: loanError = nil  // the rest is read as usual
-            case .failed:
+            default:  // .failed
                 if error.whileWriting {
                     await connection.returnLoan(moved: 0, endOfStream: false, error: ConnectionError(.cancelled, "writing the download failed"))
                     var failure = SessionError(.fileWriteFailed, "writing the download failed: \(error)", url: url)
-                    failure.errnoValue = error.errno?.rawValue
+                    failure.errno = error.errno
                     throw failure
                 }
                 var failure = ConnectionError(.remoteClosed, "receiving failed")

@@ -1,0 +1,70 @@
+// Issue 15 §4: error codes are one shape — a RawRepresentable String code whose set is closed
+// (scripts/check_error_codes.py holds the sources to it; this checks the behaviour).
+
+import Courier
+import Testing
+
+@Suite struct ErrorShapeTests {
+    @Test("a code's name gives the code back; any other name gives nothing (the set is closed)")
+    func closedCodes() {
+        #expect(SessionError.Code(rawValue: "cancelled") == .cancelled)
+        #expect(SessionError.Code(rawValue: SessionError.Code.invalidProxy.rawValue) == .invalidProxy)
+        #expect(SessionError.Code(rawValue: "madeUp") == nil)
+        #expect(ConnectionError.Code(rawValue: ConnectionError.Code.connectTimeout.rawValue) == .connectTimeout)
+        #expect(ConnectionError.Code(rawValue: "Cancelled") == nil)
+        #expect(TLSError.Code(rawValue: "pinningFailed") == .pinningFailed)
+        #expect(TLSError.Code(rawValue: "") == nil)
+        #expect(MultipartError.Code(rawValue: "invalidName") == .invalidName)
+        #expect(ContentDecodingError.Code(rawValue: "unsupportedCoding") == .unsupportedCoding)
+        #expect(ContentDecodingError.Code(rawValue: "gzip") == nil)
+    }
+}
+
+/// Every constant's name gives it back through `init?(rawValue:)`, and a near miss gives nil.
+private func roundTrips<C: RawRepresentable & Equatable>(_ codes: [C]) -> Bool where C.RawValue == String {
+    codes.allSatisfy { C(rawValue: $0.rawValue) == $0 && C(rawValue: $0.rawValue + "X") == nil }
+        && C(rawValue: "") == nil
+}
+
+extension ErrorShapeTests {
+    @Test("every public error code in the one shape: names round-trip, the set is closed")
+    func everyCodeRoundTrips() {
+        #expect(roundTrips([HTTPParserError.Code.invalidStatusLine, .headTooLarge, .unexpectedData]))
+        #expect(roundTrips([HTTPEncodingError.Code.invalidMethod, .invalidFieldValue]))
+        #expect(roundTrips([AuthenticationChallengeError.Code.expectedScheme, .expectedComma]))
+        #expect(roundTrips([URIError.Code.invalidCharacter, .invalidPort]))
+        #expect(roundTrips([JSONError.Code.emptyInput, .documentTooLarge]))
+        #expect(roundTrips([ResolutionError.Code.noName, .tryAgain, .shutDown, .cancelled]))
+        #expect(roundTrips([ConnectError.Code.connectionRefused, .localBindFailed]))
+        #expect(roundTrips([HTTPClientError.Code.invalidBaseURL, .pinningWithoutTLS]))
+        #expect(roundTrips([ResponseSerializationError.Code.unacceptableStatusCode, .invalidImage]))
+        #expect(roundTrips([RequestSerializationError.Code.invalidHeaderField]))
+        #expect(roundTrips([ResourceDownloaderError.Code.cancelled, .fetchFailed]))
+        #expect(roundTrips([XMLError.Code.mismatchedTag]))
+        #expect(roundTrips([PropertyListError.Code.cycle]))
+        #expect(roundTrips([ImageSniffError.Code.truncated]))
+    }
+
+    @Test("codes with AFNetworking's number keep it beside the name")
+    func afNetworkingNumbers() {
+        #expect(ResponseSerializationError.Code.unacceptableStatusCode.afNetworkingCode == -1011)
+        #expect(ResponseSerializationError.Code.unacceptableContentType.afNetworkingCode == -1016)
+        #expect(ResourceDownloaderError.Code.cancelled.afNetworkingCode == -999)
+        #expect(ResolutionError.Code.noName.name == "EAI_NONAME")
+    }
+}
+
+extension ErrorShapeTests {
+    @Test("every error that carries an errno calls it `errno` and types it `Errno`")
+    func oneErrnoField() {
+        // These compile only while the name and the type are the same everywhere.
+        let _: KeyPath<SessionError, Errno?> = \.errno
+        let _: KeyPath<ConnectionError, Errno?> = \.errno
+        let _: KeyPath<ResolutionError, Errno?> = \.errno
+        let _: KeyPath<PinnedCertificatesError, Errno?> = \.errno
+        let _: KeyPath<CookieFileError, Errno> = \.errno
+        var error = SessionError(.fileWriteFailed, "writing failed")
+        error.errno = .fileExists
+        #expect(error.errno == .fileExists)
+    }
+}
