@@ -68,6 +68,15 @@ public struct PublicKeyPin: Sendable, Hashable, CustomStringConvertible {
     /// `sha256//BASE64`, the form curl prints and accepts.
     public var description: String { "sha256//" + Base64.encode(sha256Digest) }
 
+    /// The pin as it is encoded (Codable): `sha256//BASE64` for a digest, the key's PEM
+    /// `PUBLIC KEY` block for a key, so that decoding gives back the same pin.
+    var encodedText: String {
+        switch form {
+        case .digest: return description
+        case .subjectPublicKeyInfo(let info): return pemBlock(label: "PUBLIC KEY", info)
+        }
+    }
+
     /// Whether a DER SubjectPublicKeyInfo is the pinned key.
     func matches(subjectPublicKeyInfo info: [UInt8]) -> Bool {
         switch form {

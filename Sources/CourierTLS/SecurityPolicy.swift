@@ -21,6 +21,13 @@
 //   4. Courier addition: `pinnedPublicKeys` (curl's --pinnedpubkey) must match the leaf's key.
 // A failure from 2 or 3 that is about the host name or trust is reported before any pin failure,
 // so "wrong host and wrong pin" reports the host (curl's exit 60 rather than 90).
+//
+// Without a domain (AFNetworking's `evaluateServerTrust:` or `forDomain:nil`; Courier's
+// `evaluate(_:forDomain: nil)`): rule 1 does not apply (AFNetworking tests `domain &&` first), and
+// `validatesDomainName` checks nothing (AFNetworking's SSL policy is created with a NULL host name,
+// which validates the chain for TLS server use and no name). The chain, the expiry and the pins are
+// judged exactly as with a domain. docs/tls.md has the whole allow/deny table, and
+// Tests/CourierTLSTests/PolicyTableTests.swift runs every row of it against openssl s_server.
 
 /// When a server's certificate chain is accepted: AFNetworking's pinning modes and switches, on
 /// top of the handshake's own verification.
@@ -93,7 +100,8 @@ public struct SecurityPolicy: Sendable, Hashable {
 /// What the evaluation needs to know about the peer, captured from a connection after its
 /// handshake. The owners keep the certificates alive for the duration.
 struct PeerTrust {
-    let host: String
+    /// The domain the evaluation checks, nil when none is known (no host name check, no rule 1).
+    let host: String?
     let hostIsIPAddress: Bool
     /// As sent, leaf first.
     let presented: [X509Owner]
@@ -113,8 +121,12 @@ extension SecurityPolicy {
             throw TLSError(code: .certificateRejected, message: "the server presented no certificate")
         }
 
-        // 1. AFNetworking: allowing invalid certificates while validating the domain needs a pin.
-        if allowInvalidCertificates && validatesDomainName && !pinsSomething {
+        // The host to check, if any: none without a domain, whatever validatesDomainName says.
+        let checkedHost: (String, Bool)? = validatesDomainName ? peer.host.map { ($0, peer.hostIsIPAddress) } : nil
+
+        // 1. AFNetworking: allowing invalid certificates while validating the domain needs a pin;
+        //    without a domain there is nothing to validate, so nothing to refuse.
+        if peer.host != nil && allowInvalidCertificates && validatesDomainName && !pinsSomething {
             throw TLSError(
                 code: .insecurePolicy,
                 message: "a policy that allows invalid certificates and validates the domain name must pin a certificate or key")
@@ -124,8 +136,8 @@ extension SecurityPolicy {
         let chainTrusted = peer.verifyCode == TrustVerifier.ok
         var trustFailure: TLSError? = nil
         if !chainTrusted {
-            trustFailure = .verificationFailure(code: peer.verifyCode, depth: nil, host: peer.host)
-        } else if validatesDomainName && !TrustVerifier.certificate(leaf, matches: peer.host, isIPAddress: peer.hostIsIPAddress) {
+            trustFailure = .verificationFailure(code: peer.verifyCode, depth: nil, host: peer.host ?? "")
+        } else if let (host, isIP) = checkedHost, !TrustVerifier.certificate(leaf, matches: host, isIPAddress: isIP) {
             trustFailure = hostnameMismatch(peer)
         }
         if let trustFailure, !allowInvalidCertificates { throw trustFailure }
@@ -140,9 +152,9 @@ extension SecurityPolicy {
             }
             let verification = TrustVerifier.verify(
                 leaf: leaf, untrusted: peer.presented, anchors: pinnedCertificateList.map(\.owner),
-                host: validatesDomainName ? (peer.host, peer.hostIsIPAddress) : nil)
+                host: checkedHost)
             if verification.code != TrustVerifier.ok {
-                var error = TLSError.verificationFailure(code: verification.code, depth: verification.depth, host: peer.host)
+                var error = TLSError.verificationFailure(code: verification.code, depth: verification.depth, host: peer.host ?? "")
                 if error.code == .untrustedIssuer {
                     error.code = .pinningFailed
                     error.message = "the server's chain does not lead to a pinned certificate"
@@ -155,7 +167,7 @@ extension SecurityPolicy {
             }
         case .publicKey:
             // Courier change 1: the host name holds even when invalid certificates are allowed.
-            if validatesDomainName && !TrustVerifier.certificate(leaf, matches: peer.host, isIPAddress: peer.hostIsIPAddress) {
+            if let (host, isIP) = checkedHost, !TrustVerifier.certificate(leaf, matches: host, isIPAddress: isIP) {
                 throw hostnameMismatch(peer)
             }
             // Courier change 2: only keys of a verified chain count; otherwise only the leaf's.
@@ -179,7 +191,7 @@ extension SecurityPolicy {
 
     private func hostnameMismatch(_ peer: PeerTrust) -> TLSError {
         TLSError(
-            code: .hostnameMismatch, message: "no subjectAltName of the certificate matches \(peer.host)",
+            code: .hostnameMismatch, message: "no subjectAltName of the certificate matches \(peer.host ?? "")",
             verifyResult: .init(
                 code: peer.hostIsIPAddress ? TrustVerifier.ipAddressMismatch : TrustVerifier.hostnameMismatch,
                 reason: verifyReason(peer.hostIsIPAddress ? TrustVerifier.ipAddressMismatch : TrustVerifier.hostnameMismatch)))
@@ -196,7 +208,9 @@ extension SecurityPolicy {
 }
 
 extension TLSConnection {
-    /// Evaluates a security policy on the completed handshake (client side).
+    /// Evaluates a security policy on the completed handshake (client side), for the host the
+    /// connection was made to (AFNetworking's `evaluateServerTrust:forDomain:` with the
+    /// challenge's host, as its session manager calls it).
     ///
     /// On failure the connection enters its failed state (it must not be used) and the host's
     /// cached session is forgotten, so the next connection does a full handshake.
@@ -205,11 +219,43 @@ extension TLSConnection {
     ///   `.certificateNotYetValid`, `.hostnameMismatch`, `.untrustedIssuer`,
     ///   `.certificateRejected`), or `.pinningFailed`.
     public func evaluate(_ policy: SecurityPolicy) throws(TLSError) {
+        try evaluate(policy, forDomain: host)
+    }
+
+    /// Evaluates a security policy on the completed handshake for `domain`, or for no domain at all
+    /// (AFNetworking's `evaluateServerTrust:forDomain:`, and `evaluateServerTrust:` when `domain` is
+    /// nil).
+    ///
+    /// Without a domain, `validatesDomainName` checks no name and a policy that allows invalid
+    /// certificates and validates the domain name without pins is not refused for that (there is no
+    /// name to validate); the chain, its validity period and the pins are judged as always. The
+    /// allow/deny table is in docs/tls.md. When the domain is not the connection's host, make the
+    /// context with `.noHostnameVerification` or `.none` so that the handshake does not refuse the
+    /// connection's host first; a host name failure it recorded is ignored here (the chain is
+    /// verified again without a name).
+    /// - Parameters:
+    ///   - policy: the policy.
+    ///   - domain: the DNS name or IP address literal the certificate must name when the policy
+    ///     validates domain names; nil for none.
+    /// - Throws: as ``evaluate(_:)``.
+    public func evaluate(_ policy: SecurityPolicy, forDomain domain: String?) throws(TLSError) {
         precondition(role == .client, "security policies are evaluated by clients")
         precondition(isHandshakeComplete, "evaluate(_:) before the handshake completed")
+        let name = domain.map(normalizedHostName)
+        var verifyCode = verifyResult.code
+        let store = contextTrustStore()
+        var built = builtChain()
+        let presented = presentedChain()
+        if name != host, verifyCode == TrustVerifier.hostnameMismatch || verifyCode == TrustVerifier.ipAddressMismatch,
+           let store, let leaf = presented.first {
+            // The handshake checked the connection's host; the evaluation is for another name or none.
+            let chainOnly = TrustVerifier.verify(leaf: leaf, untrusted: presented, store: store, partialChain: false, host: nil)
+            verifyCode = chainOnly.code
+            built = chainOnly.code == TrustVerifier.ok ? chainOnly.chain : []
+        }
         let peer = PeerTrust(
-            host: host ?? "", hostIsIPAddress: hostIsIPAddress, presented: presentedChain(), built: builtChain(),
-            verifyCode: verifyResult.code, contextStore: contextTrustStore())
+            host: name, hostIsIPAddress: name.map(isIPAddressLiteral) ?? false, presented: presented, built: built,
+            verifyCode: verifyCode, contextStore: store)
         do {
             try policy.evaluate(peer)
         } catch {

@@ -200,4 +200,28 @@ typealias Manager = HTTPClient<FormRequestSerializer, JSONResponseSerializer>
         print(info?.format as Any, cache.memoryUsage)        // memoryUsage
         // end doc
     }
+
+    func bindingsShape() async throws {
+        // doc: docs/migrating-from-afnetworking.md 10
+        final class Avatar: Sendable {                       // any object: a TUI cell, a GTK widget's owner, a cache slot
+            func show(_ update: ResourceBindingUpdate<ImageInfo?>) { print(update) }
+        }
+        let avatar = Avatar()
+        let logo = HTTPRequest(method: .get, uri: try URI(parsing: "https://example.com/logo.png"))
+
+        // UIImageView+AFNetworking: setImageWithURLRequest:placeholderImage:success:failure:
+        let images = ResourceBinding<Avatar, ImageInfo?>(
+            downloader: ResourceDownloader(session: Session(), serializer: ImageResponseSerializer())) { avatar, update in
+            avatar.show(update)                              // .placeholder, .value(_, fromCache:), .failed
+        }
+        images.load(logo, into: avatar)                      // cached: at once, no request; else loads it
+        images.cancelLoad(for: avatar)                       // cancelImageDownloadTask
+
+        // UIProgressView+AFNetworking, UIActivityIndicatorView+AFNetworking
+        let indicators = TaskBinding<Avatar> { _, update in print(update) }   // .activity(Bool), .downloadProgress(p), ...
+        let task = Session().dataTask(with: logo)
+        indicators.bind(task, to: avatar)                    // the task bound to this avatar before is cancelled
+        task.resume()
+        // end doc
+    }
 }
