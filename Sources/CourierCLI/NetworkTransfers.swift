@@ -482,24 +482,24 @@ final class NetworkTransfers: Sendable {
         control.track(task)
         defer { control.track(nil) }
         let response: StreamedResponse
-        do { response = try await task.response() } catch {
+        do { response = try await task.value } catch {
             // A failure before any response still reports its times (-w %{time_total} of a
             // transfer that timed out is the deadline, as curl's).
             fill(&values, await task.completedMetrics())
             throw mapped(error)
         }
-        values.httpCode = response.info.status
+        values.httpCode = response.head.status
         values.contentType = response.head.headers.first(name: "Content-Type") ?? ""
-        values.responseHeaders = response.info.headers
+        values.responseHeaders = response.head.headers
         let refused = monitor.refusedScheme != nil
-        if (options.fail && response.info.status >= 400) || refused {
+        if (options.fail && response.head.status >= 400) || refused {
             // The error body is read and dropped (the connection stays reusable); cancelling a
             // stream task whose body is not being read does not complete it (session issue).
             do throws(SessionError) { for try await _ in response.body {} } catch {}
             fill(&values, await task.completedMetrics())
-            values.httpCode = response.info.status
+            values.httpCode = response.head.status
             if refused { return }
-            throw fail(for: response.info.status)
+            throw fail(for: response.head.status)
         }
         // The first failed write to stdout (the reader went away: EPIPE, SIGPIPE being ignored)
         // cancels the task; the transfer then ends with curl's 23, whatever point of the body
@@ -514,14 +514,14 @@ final class NetworkTransfers: Sendable {
             }
         } catch {
             fill(&values, await task.completedMetrics())
-            values.httpCode = response.info.status
+            values.httpCode = response.head.status
             if let failure = output.failure, control.terminationSignal == nil { throw failure }
             throw mapped(error)
         }
         fill(&values, await task.completedMetrics())
-        values.httpCode = response.info.status
+        values.httpCode = response.head.status
         if let failure = output.failure { throw failure }
-        if fails(response.info.status) { throw fail(for: response.info.status) }
+        if fails(response.head.status) { throw fail(for: response.head.status) }
     }
 
     // MARK: Files
@@ -618,7 +618,7 @@ final class NetworkTransfers: Sendable {
         if let progress { task.setProgressHandler(upload: nil, download: { progress.update($0) }) }
         control.track(task)
         defer { control.track(nil) }
-        let result = await task.result()
+        let result = await task.response
         fill(&values, result.metrics)
         if let head = result.head {
             values.httpCode = head.status
@@ -702,7 +702,7 @@ final class NetworkTransfers: Sendable {
         control.track(task)
         defer { control.track(nil) }
         task.resume()
-        let response = await task.response()
+        let response = await task.response
         fill(&values, response.metrics)
         if let head = response.head {
             values.httpCode = head.status

@@ -247,7 +247,7 @@ final class SessionStorage: Sendable {
 /// let session = Session()
 /// let task = session.dataTask(with: request, serializer: JSONResponseSerializer())
 /// task.resume()
-/// let json = try await task.value()
+/// let json = try await task.value
 /// ```
 public final class Session: Sendable {
     /// The configuration the session was made with.
@@ -311,7 +311,7 @@ public final class Session: Sendable {
 
     /// A task whose response body streams as an `AsyncSequence` with back-pressure.
     /// - Parameter request: the request.
-    /// - Returns: a suspended task (`response()` resumes it).
+    /// - Returns: a suspended task (`value`, `result` and `response` resume it).
     public func streamTask(with request: HTTPRequest) -> StreamTask {
         StreamTask(session: storage, request: request)
     }
