@@ -85,9 +85,9 @@ extension SessionTests {
             ]
             try await withServer(scripted(scripts)) { server in
                 let session = makeSession()
-                let redirected = try await session.uploadTask(with: server.request(.put, "/temporary"), from: .file(path: path)).value()
+                let redirected = try await session.uploadTask(with: server.request(.put, "/temporary"), from: .file(path: path)).value
                 #expect(redirected.readableString == "whole")
-                _ = try await session.dataTask(with: server.request("/warm")).value()
+                _ = try await session.dataTask(with: server.request("/warm")).value
                 let retried = try await session.uploadTask(with: server.request(.put, "/flaky"), from: .file(path: path)).onlyResponse()
                 #expect(retried.result.successValue?.readableString == "whole")
                 #expect(hits.all == [4, 1], "the first attempt on the reused connection (after /temporary, /check, /warm), the second on a fresh one")
