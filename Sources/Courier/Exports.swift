@@ -33,7 +33,6 @@
 @_exported import struct CourierHTTP1.HTTPEncodingError
 @_exported import struct CourierHTTP1.AuthenticationChallenge
 @_exported import struct CourierHTTP1.AuthenticationChallengeError
-@_exported import struct CourierHTTP1.ResponseHead
 
 // JSON: what the JSON serializers produce and the coders the Decodable ones use.
 @_exported import enum CourierJSON.JSONValue

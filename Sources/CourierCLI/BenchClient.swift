@@ -81,7 +81,7 @@ enum BenchClient {
                         let headers: HTTPHeaders = keepAlive ? HTTPHeaders() : ["Connection": "close"]
                         try await connection!.send(method: .get, target: target.target, headers: headers)
                         let response = try await connection!.receiveResponse()
-                        guard response.status == 200 else { throw BenchError.status(response.status) }
+                        guard response.head.status == 200 else { throw BenchError.status(response.head.status) }
                         for try await slice in response.body { total += slice.readableBytes }
                     }
                     if let connection { await connection.close() }
@@ -127,7 +127,7 @@ enum BenchClient {
         let start = ContinuousClock.now
         let task = session.uploadTask(with: HTTPRequest(method: .post, uri: uri, headers: headers), from: source)
         task.resume()
-        let response = await task.response()
+        let response = await task.response
         let seconds = seconds(since: start)
         await session.invalidateAndCancel()
         guard let status = response.head?.status else {

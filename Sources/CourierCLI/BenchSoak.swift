@@ -43,7 +43,7 @@ enum BenchSoak {
             let uri = try base.resolving(path(i))
             let task = session.dataTask(with: HTTPRequest(method: .get, uri: uri))
             do {
-                _ = try await task.value()
+                _ = try await task.value
             } catch {
                 throw BenchError.failed("soak request \(i) failed: \(error)")
             }

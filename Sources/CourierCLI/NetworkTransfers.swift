@@ -210,7 +210,7 @@ final class NetworkTransfers: Sendable {
         policy.maximumTime = settings.retryMaxTime
         policy.statuses = [408, 429, 500, 502, 503, 504]
         if options.retryAllErrors && (options.fail || options.failWithBody) { policy.statuses = Set(400...999) }
-        if let method = options.method.map(uppercasedASCII), method != "POST", method != "PATCH" { policy.methods.insert(method) }
+        if let method = options.method.map(ASCIICase.uppercased), method != "POST", method != "PATCH" { policy.methods.insert(method) }
         policy.retriesResolutionFailures = true
         policy.retriesTimeouts = true
         policy.retriesConnectionRefused = options.retryConnrefused || options.retryAllErrors
@@ -352,7 +352,7 @@ final class NetworkTransfers: Sendable {
                 monitor.refuse(scheme)
                 return .refuse
             }
-            let isPost = uppercasedASCII(previous.method.rawValue) == "POST"
+            let isPost = ASCIICase.uppercased(previous.method.rawValue) == "POST"
             let crossOrigin = !(previous.uri.scheme == next.uri.scheme && previous.uri.host == next.uri.host
                                 && previous.uri.effectivePort == next.uri.effectivePort)
             let keepsMethod: Bool
@@ -377,7 +377,7 @@ final class NetworkTransfers: Sendable {
                 fields.insert(("Authorization", credentials), at: 0)
             }
             if let netrc = settings.netrc, crossOrigin, !options.locationTrusted, options.user == nil, !options.defersCredentials,
-               !fields.contains(where: { lowercasedASCII($0.0) == "authorization" }),
+               !fields.contains(where: { ASCIICase.lowercased($0.0) == "authorization" }),
                case .found(let login, let password?) = netrc.lookup(host: next.uri.host?.text ?? "") {
                 // -n: the new host's own entry, never the previous host's credentials (curl).
                 fields.insert(("Authorization", "Basic " + Base64.encode(Array(((login ?? "") + ":" + password).utf8))), at: 0)
@@ -386,11 +386,11 @@ final class NetworkTransfers: Sendable {
                 let referer = previous.uri.removingFragment
                 var text = referer.redactedDescription
                 if let query = referer.query, query.isEmpty, !text.hasSuffix("?") { text += "?" }
-                fields.removeAll { lowercasedASCII($0.0) == "referer" }
+                fields.removeAll { ASCIICase.lowercased($0.0) == "referer" }
                 // After the fields curl writes before Referer.
                 let before: Set<String> = ["authorization", "range", "content-range", "user-agent", "accept", "accept-encoding"]
                 var index = 0
-                while index < fields.count && before.contains(lowercasedASCII(fields[index].0)) { index += 1 }
+                while index < fields.count && before.contains(ASCIICase.lowercased(fields[index].0)) { index += 1 }
                 fields.insert(("Referer", text), at: index)
             }
             next.headers = HTTPHeaders(fields)
@@ -521,24 +521,24 @@ final class NetworkTransfers: Sendable {
         let token = control.track(task)
         defer { control.untrack(token) }
         let response: StreamedResponse
-        do { response = try await task.response() } catch {
+        do { response = try await task.value } catch {
             // A failure before any response still reports its times (-w %{time_total} of a
             // transfer that timed out is the deadline, as curl's).
             fill(&values, await task.completedMetrics())
             throw mapped(error)
         }
-        values.httpCode = response.info.status
+        values.httpCode = response.head.status
         values.contentType = response.head.headers.first(name: "Content-Type") ?? ""
-        values.responseHeaders = response.info.headers
+        values.responseHeaders = response.head.headers
         let refused = monitor.refusedScheme != nil
-        if (options.fail && response.info.status >= 400) || refused {
+        if (options.fail && response.head.status >= 400) || refused {
             // The error body is read and dropped (the connection stays reusable); cancelling a
             // stream task whose body is not being read does not complete it (session issue).
             do throws(SessionError) { for try await _ in response.body {} } catch {}
             fill(&values, await task.completedMetrics())
-            values.httpCode = response.info.status
+            values.httpCode = response.head.status
             if refused { return }
-            throw fail(for: response.info.status)
+            throw fail(for: response.head.status)
         }
         // The first failed write to stdout (the reader went away: EPIPE, SIGPIPE being ignored)
         // cancels the task; the transfer then ends with curl's 23, whatever point of the body
@@ -553,14 +553,14 @@ final class NetworkTransfers: Sendable {
             }
         } catch {
             fill(&values, await task.completedMetrics())
-            values.httpCode = response.info.status
+            values.httpCode = response.head.status
             if let failure = output.failure, control.terminationSignal == nil { throw failure }
             throw mapped(error)
         }
         fill(&values, await task.completedMetrics())
-        values.httpCode = response.info.status
+        values.httpCode = response.head.status
         if let failure = output.failure { throw failure }
-        if fails(response.info.status) { throw fail(for: response.info.status) }
+        if fails(response.head.status) { throw fail(for: response.head.status) }
     }
 
     // MARK: Files
@@ -657,7 +657,7 @@ final class NetworkTransfers: Sendable {
         if let slot = observed.progress { task.setProgressHandler(upload: slot.upload, download: slot.download) }
         let token = control.track(task)
         defer { control.untrack(token) }
-        let result = await task.result()
+        let result = await task.response
         fill(&values, result.metrics)
         if let head = result.head {
             values.httpCode = head.status
@@ -741,7 +741,7 @@ final class NetworkTransfers: Sendable {
         let token = control.track(task)
         defer { control.untrack(token) }
         task.resume()
-        let response = await task.response()
+        let response = await task.response
         fill(&values, response.metrics)
         if let head = response.head {
             values.httpCode = head.status

@@ -49,10 +49,10 @@ enum Trace {
 
     /// The response head as it came on the wire (status line, fields, blank line), for -i, -I
     /// and the trace.
-    static func headText(_ info: ResponseHeadInfo) -> String {
-        var text = "HTTP/\(info.version.major).\(info.version.minor) \(info.status)"
-        text += info.reason.isEmpty ? "\r\n" : " \(info.reason)\r\n"
-        for (name, value) in info.headers { text += "\(name): \(value)\r\n" }
+    static func headText(_ head: HTTPResponseHead) -> String {
+        var text = "HTTP/\(head.version.major).\(head.version.minor) \(head.status)"
+        text += head.reason.isEmpty ? "\r\n" : " \(head.reason)\r\n"
+        for (name, value) in head.headers { text += "\(name): \(value)\r\n" }
         return text + "\r\n"
     }
 

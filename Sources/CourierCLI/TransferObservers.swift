@@ -35,7 +35,7 @@ final class StdoutWriter: Sendable {
 /// What the observer saw during one task: the -v trace (written at once) and the response heads.
 final class ObservedEvents: Sendable {
     private struct State {
-        var heads: [ResponseHeadInfo] = []
+        var heads: [HTTPResponseHead] = []
         var remoteAddress: String?
         var connected = false
         var remotePort: UInt16?
@@ -64,7 +64,7 @@ final class ObservedEvents: Sendable {
         callback?()
     }
 
-    var heads: [ResponseHeadInfo] { state.withLock { $0.heads } }
+    var heads: [HTTPResponseHead] { state.withLock { $0.heads } }
 
     func observe(_ event: TaskEvent) {
         if verbose { StandardStreams.writeError(Trace.text(for: event)) }

@@ -184,7 +184,7 @@ struct TransferRunner {
             let request = prepared.request
             values.method = request.method.rawValue
             values.urlEffective = request.uri.redactedDescription
-            values.scheme = uppercasedASCII(request.uri.scheme ?? "")  // curl 7.88 prints "HTTP"
+            values.scheme = ASCIICase.uppercased(request.uri.scheme ?? "")  // curl 7.88 prints "HTTP"
             values.referer = request.headers.first(name: "Referer") ?? ""
             if let allowed = plan.settings.protocols, let scheme = request.uri.scheme, !allowed.contains(scheme) {
                 throw CLIError(1, "Protocol \"\(scheme)\" not supported or disabled in libcurl")
@@ -411,7 +411,7 @@ struct TransferSettings: Sendable {
         }
         if let text = options.proto { protocols = TransferSettings.protocolSet(text, silent: options.global.silent) }
         if let text = options.protoRedirect { redirectProtocols = TransferSettings.protocolSet(text, silent: options.global.silent) }
-        if let scheme = options.protoDefault, !["http", "https"].contains(lowercasedASCII(scheme)) {
+        if let scheme = options.protoDefault, !["http", "https"].contains(ASCIICase.lowercased(scheme)) {
             throw CLIError(1, "Protocol \"\(printable(scheme))\" not supported or disabled in libcurl (--proto-default)")
         }
         let pinned = options.pinnedPublicKey != nil || options.pinnedCertificate != nil
@@ -438,7 +438,7 @@ struct TransferSettings: Sendable {
                 action = first
                 name = name.dropFirst()
             }
-            let scheme = lowercasedASCII(String(name))
+            let scheme = ASCIICase.lowercased(String(name))
             if scheme == "all" {
                 set = action == "-" ? [] : all
             } else if all.contains(scheme) {

@@ -196,14 +196,12 @@ extension Courier.HTTPRequest {
 // MARK: Responses
 
 extension HTTPTypes.HTTPResponse {
-    /// A Courier response head as an `HTTPTypes.HTTPResponse`, every field appended in order
-    /// (values kept byte for byte: `HTTPField(name:lenientValue:)`, since a server may send
-    /// obs-text a strict conversion would refuse).
-    /// - Parameters:
-    ///   - head: the head.
-    ///   - reasonPhrase: the reason phrase (`ResponseHeadInfo.reason`); default empty.
+    /// A Courier response head as an `HTTPTypes.HTTPResponse`, with its reason phrase, every
+    /// field appended in order (values kept byte for byte: `HTTPField(name:lenientValue:)`, since
+    /// a server may send obs-text a strict conversion would refuse).
+    /// - Parameter head: the head.
     /// - Throws: `.invalidStatus`, or `.invalidFieldName` for a name that is not a token.
-    public init(_ head: HTTPResponseHead, reasonPhrase: String = "") throws(HTTPTypesConversionError) {
+    public init(_ head: HTTPResponseHead) throws(HTTPTypesConversionError) {
         guard (0...999).contains(head.status) else {
             throw HTTPTypesConversionError(.invalidStatus, "status \(head.status) is not three digits")
         }
@@ -215,24 +213,16 @@ extension HTTPTypes.HTTPResponse {
             }
             fields.append(HTTPField(name: name, lenientValue: Array(field.value.utf8)))
         }
-        self.init(status: .init(code: head.status, reasonPhrase: reasonPhrase), headerFields: fields)
-    }
-
-    /// A received head (`StreamedResponse.info`) as an `HTTPTypes.HTTPResponse`, with its reason
-    /// phrase.
-    /// - Parameter info: the head as received.
-    /// - Throws: as `init(_:reasonPhrase:)`.
-    public init(_ info: ResponseHeadInfo) throws(HTTPTypesConversionError) {
-        try self.init(HTTPResponseHead(status: info.status, headers: info.headers), reasonPhrase: info.reason)
+        self.init(status: .init(code: head.status, reasonPhrase: head.reason), headerFields: fields)
     }
 }
 
 extension HTTPResponseHead {
-    /// An `HTTPTypes.HTTPResponse` as a Courier response head (status and fields in order; the
-    /// media type and charset parsed from the first Content-Type).
+    /// An `HTTPTypes.HTTPResponse` as a Courier response head (HTTP/1.1, status, reason phrase and
+    /// fields in order; the media type and charset come from the first Content-Type).
     /// - Parameter response: the response.
     public init(_ response: HTTPTypes.HTTPResponse) {
-        self.init(status: response.status.code, headers: HTTPHeaders(response.headerFields))
+        self.init(status: response.status.code, reason: response.status.reasonPhrase, headers: HTTPHeaders(response.headerFields))
     }
 }
 #endif

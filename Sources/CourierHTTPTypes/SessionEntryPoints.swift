@@ -59,7 +59,7 @@ extension Session {
         serializer.acceptableStatusCodes = nil
         let task = dataTask(with: request, serializer: serializer)
         task.resume()
-        let response = await withTaskCancellationHandler { await task.response() } onCancel: { task.cancel() }
+        let response = await withTaskCancellationHandler { await task.response } onCancel: { task.cancel() }
         let body = try response.result.get()
         guard let head = response.head else { throw SessionError(.connection, "no response", url: request.uri.redactedDescription) }
         do { return (try HTTPTypes.HTTPResponse(head), body) } catch {
@@ -94,14 +94,14 @@ extension Session {
         let streamed: StreamedResponse
         do {
             // The caller's cancellation reaches the transfer while it waits for the head.
-            streamed = try await withTaskCancellationHandler { try await task.response() } onCancel: { task.cancel() }
+            streamed = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
         } catch let error as SessionError {
             throw error
         } catch {
             throw SessionError(.connection, "the response failed: \(error)", url: request.uri.redactedDescription)
         }
         let response: HTTPTypes.HTTPResponse
-        do { response = try HTTPTypes.HTTPResponse(streamed.info) } catch {
+        do { response = try HTTPTypes.HTTPResponse(streamed.head) } catch {
             throw .conversion(error, url: streamed.url)
         }
         return HTTPTypesStreamedResponse(response: response, body: streamed.body,
@@ -113,9 +113,9 @@ extension Session {
     /// the session decodes a content coding (`acceptsCompressedResponses`: Content-Length counts
     /// the encoded bytes); else Content-Length when there is exactly one value.
     func expectedLength(request: Courier.HTTPRequest, streamed: StreamedResponse) -> Int? {
-        let status = streamed.info.status
+        let status = streamed.head.status
         if request.method == .head || status == 204 || status == 304 { return 0 }
-        let received = streamed.info.headers
+        let received = streamed.head.headers
         if configuration.acceptsCompressedResponses,
            received["Content-Encoding"].contains(where: { !$0.isEmpty && $0.lowercased() != "identity" }) {
             return nil
@@ -144,7 +144,7 @@ extension HTTPClient {
         }
         let task = session.dataTask(with: converted, serializer: responseSerializer)
         task.resume()
-        let response = await task.response()
+        let response = await task.response
         let value = try response.result.get()
         guard let head = response.head else { throw SessionError(.connection, "no response", url: converted.uri.redactedDescription) }
         do { return (value, try HTTPTypes.HTTPResponse(head)) } catch {

@@ -64,7 +64,7 @@ private func get(_ session: Session, _ server: LoopbackServer, _ path: String, h
                  policy: CachePolicy = .useProtocolCachePolicy) async -> TaskResponse<ByteBuffer> {
     var request = HTTPRequest(method: .get, uri: try! URI(parsing: "http://127.0.0.1:\(server.port)\(path)"), headers: headers)
     request.cachePolicy = policy
-    return await session.dataTask(with: request).response()
+    return await session.dataTask(with: request).response
 }
 
 private func withOrigin(_ origin: CountingOrigin, _ body: (LoopbackServer) async throws -> Void) async throws {
@@ -180,7 +180,7 @@ struct CacheSessionTests {
             _ = await get(s, server, "/c/i", headers: HTTPHeaders([("Cookie", "a=1")]))
             let post = HTTPRequest(method: .post, uri: try! URI(parsing: "http://127.0.0.1:\(server.port)/c/i"),
                                    body: .bytes(ByteBuffer(bytes: Array("x".utf8))))
-            _ = await s.dataTask(with: post).response()
+            _ = await s.dataTask(with: post).response
             #expect(await get(s, server, "/c/i").metrics.cacheEvents.first == .miss)
             #expect(await get(s, server, "/c/i", headers: HTTPHeaders([("Cookie", "a=1")])).metrics.cacheEvents.first == .miss)
             await s.invalidateAndCancel()

@@ -189,7 +189,7 @@ func runCacheTest(_ test: T, uuid: String, server: LoopbackServer, origin: Cache
             headers.add(name: "Req-Num", value: String(number))
             let body: HTTPRequest.Body = config.requestBody.map { .bytes(ByteBuffer(bytes: Array($0.utf8))) } ?? .none
             let request = HTTPRequest(method: try! HTTPMethod(config.method ?? "GET"), uri: try! URI(parsing: "http://127.0.0.1:\(server.port)\(path)"), headers: headers, body: body)
-            let response = await session.dataTask(with: request).response()
+            let response = await session.dataTask(with: request).response
             // Any status is an answer here (the serializer's 2xx validation is not the cache's).
             var answered = false
             if case .success = response.result { answered = true }

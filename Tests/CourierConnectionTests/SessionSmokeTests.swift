@@ -17,13 +17,13 @@ import Testing
         let request = HTTPRequest(method: .get, uri: try URI(parsing: "http://127.0.0.1:\(server.port)/bytes/100000"))
         let task = session.dataTask(with: request)
         task.resume()
-        let response = await task.response()
+        let response = await task.response
         #expect(response.head?.status == 200)
         #expect(try response.result.get().readableBytes == 100_000)
         #expect(response.metrics.connectCount == 1)
         let again = session.dataTask(with: request)
         again.resume()
-        let second = await again.response()
+        let second = await again.response
         #expect(try second.result.get().readableBytes == 100_000)
         #expect(second.metrics.connectCount == 0)
         await session.invalidateAndCancel()
@@ -35,7 +35,7 @@ import Testing
         let session = Session()
         let request = HTTPRequest(method: .get, uri: try URI(parsing: "http://127.0.0.1:\(server.port)/chunked/300000?chunk=7000"))
         let task = session.streamTask(with: request)
-        let response = try await task.response()
+        let response = try await task.value
         #expect(response.head.status == 200)
         let body = try await response.body.collect()
         #expect(body.readableBytes == 300_000)
@@ -64,7 +64,7 @@ import Testing
         let progress = Mutex<[TransferProgress]>([])
         plain.setProgressHandler(upload: { p in progress.withLock { $0.append(p) } }, download: nil)
         plain.resume()
-        let body = try await plain.value()
+        let body = try await plain.value
         #expect(body.readableString == "{\"received\":3000001}")
         let values = progress.withLock { $0 }
         #expect(values.last == TransferProgress(completed: 3_000_001, total: 3_000_001))
@@ -78,7 +78,7 @@ import Testing
         let multipart = session.uploadTask(with: HTTPRequest(method: .post, uri: uri, headers: HTTPHeaders([("Content-Type", form.contentType)])),
                                            from: .multipart(form))
         multipart.resume()
-        #expect(try await multipart.value().readableString == "{\"received\":\(expected)}")
+        #expect(try await multipart.value.readableString == "{\"received\":\(expected)}")
         await session.invalidateAndCancel()
         await server.shutdown()
     }

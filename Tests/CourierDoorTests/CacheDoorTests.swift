@@ -12,7 +12,7 @@ struct CacheDoorTests {
         let session = Session(configuration: configuration)
         var request = HTTPRequest(method: .get, uri: try URI(parsing: "http://127.0.0.1:9/never"))
         request.cachePolicy = .returnCacheDataDontLoad
-        let response = await session.dataTask(with: request).response()
+        let response = await session.dataTask(with: request).response
         // Nothing stored and the request may not go out: a typed miss, nothing sent.
         guard case .failure(let error) = response.result else { Issue.record("served"); return }
         #expect(error.code == .cacheMiss)

@@ -111,20 +111,26 @@ typealias Manager = HTTPClient<FormRequestSerializer, JSONResponseSerializer>
         let task = session.dataTask(with: request, serializer: JSONResponseSerializer())
         task.setProgressHandler(upload: nil, download: { print($0.completed, $0.total ?? 0) })
         task.resume()
-        let outcome = await task.response()                  // the completion handler's (response, responseObject, error)
-        print(outcome.head?.status ?? 0, (try? outcome.result.get()) as Any)
+        let outcome = await task.response                  // the completion handler's (response, responseObject, error)
+        print(outcome.head?.status ?? 0, outcome.value as Any, outcome.error as Any)
+        let json = try await task.value                    // or the value alone, the error thrown; `await task.result` as a Result
+        print(json as Any)
 
         // uploadTaskWithRequest:fromFile:progress:completionHandler:
         let upload = session.uploadTask(with: HTTPRequest(method: .put, uri: try URI(parsing: "https://example.com/f")),
                                         from: .file(path: "/tmp/f"))
-        print(await upload.response().head?.status ?? 0)
+        print(await upload.response.head?.status ?? 0)
 
         // downloadTaskWithRequest:progress:destination:completionHandler:
-        let download = await session.downloadTask(with: request) { _, _ in "/tmp/data.json" }.result()
-        if case .failure = download.result, let resumeData = download.resumeData {
+        let download = await session.downloadTask(with: request) { _, _ in "/tmp/data.json" }.response   // value: the path
+        if let error = download.error, let resumeData = download.resumeData {
             // downloadTaskWithResumeData:progress:destination:completionHandler:
-            print(await session.downloadTask(resumingWith: resumeData) { _, _ in "/tmp/data.json" }.result().result)
+            print(error, try await session.downloadTask(resumingWith: resumeData) { _, _ in "/tmp/data.json" }.value)
         }
+
+        // a body read as it arrives (no AFNetworking counterpart): the same outcome, known at the final head
+        let streamed = try await session.streamTask(with: request).value
+        for try await slice in streamed.body { print(streamed.head.status, slice.readableBytes) }
 
         // invalidateSessionCancelingTasks:resetSession:
         await session.invalidateAndCancel()                  // or finishTasksAndInvalidate()

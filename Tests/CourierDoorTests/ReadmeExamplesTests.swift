@@ -67,10 +67,10 @@ private func consume(_ slice: ByteBuffer) {}
         // doc: README.md 4
         let session = Session()
         let request = HTTPRequest(method: .get, uri: try URI(parsing: "https://example.com/big.iso"))
-        let first = await session.downloadTask(with: request) { _, _ in "/tmp/big.iso" }.result()
+        let first = await session.downloadTask(with: request) { _, _ in "/tmp/big.iso" }.response
         if case .failure = first.result, let resume = first.resumeData {
             // Range + If-Range; a 206 is appended only if it continues the partial file.
-            let second = await session.downloadTask(resumingWith: resume) { _, _ in "/tmp/big.iso" }.result()
+            let second = await session.downloadTask(resumingWith: resume) { _, _ in "/tmp/big.iso" }.response
             print(second.result)
         }
         // end doc

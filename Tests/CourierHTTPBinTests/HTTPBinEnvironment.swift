@@ -42,14 +42,14 @@ enum HTTPBin {
 
 /// Runs a data task and returns the JSON body.
 func json(_ session: Session, _ request: HTTPRequest, serializer: JSONResponseSerializer = JSONResponseSerializer()) async throws -> JSONValue {
-    let value = try await session.dataTask(with: request, serializer: serializer).value()
+    let value = try await session.dataTask(with: request, serializer: serializer).value
     return try #require(value)
 }
 
 /// The task's response, resumed.
 func response<Value>(_ task: DataTask<Value>) async -> TaskResponse<Value> {
     task.resume()
-    return await task.response()
+    return await task.response
 }
 
 extension JSONValue {

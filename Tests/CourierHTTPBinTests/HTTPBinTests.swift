@@ -259,7 +259,7 @@ struct HTTPBinTests {
     @Test func streamedLines() async throws {
         let session = HTTPBin.session()
         let task = session.streamTask(with: HTTPBin.request(.get, "/stream/20"))
-        let streamed = try await task.response()
+        let streamed = try await task.value
         #expect(streamed.head.status == 200)
         var text: [UInt8] = []
         for try await slice in streamed.body { text += slice.readableBytesArray }
@@ -304,7 +304,7 @@ struct HTTPBinTests {
     @Test func bytesDownloadedToAFile() async throws {
         let session = HTTPBin.session()
         let path = "/tmp/courier-httpbin-\(HTTPBin.port!).bin"
-        let result = await session.downloadTask(with: HTTPBin.request(.get, "/bytes/5000?seed=7")) { _, _ in path }.result()
+        let result = await session.downloadTask(with: HTTPBin.request(.get, "/bytes/5000?seed=7")) { _, _ in path }.response
         #expect(result.result.successValue == path)
         #expect(result.head?.headers.first(name: "Content-Length") == "5000")
         #expect(result.metrics.bytesReceived == 5000)

@@ -42,7 +42,7 @@ struct ExpectContinueInteropTests {
     @Test func nginxAnswers100AndTakesABodyOverOneMebibyte() async throws {
         let session = session()
         let response = await session.uploadTask(with: try request(.post, port: Interop.nginxPort, "/upload"),
-                                                from: .bytes(body(2 * Self.mebibyte))).response()
+                                                from: .bytes(body(2 * Self.mebibyte))).response
         #expect(response.head?.status == 204, "\(response.result)")
         #expect(response.metrics.transactions.last?.expectContinue == .continued)
         #expect(response.metrics.bytesSent == UInt64(2 * Self.mebibyte))
@@ -52,7 +52,7 @@ struct ExpectContinueInteropTests {
     @Test func exactlyOneMebibyteDoesNotAsk() async throws {
         let session = session()
         let response = await session.uploadTask(with: try request(.post, port: Interop.nginxPort, "/upload"),
-                                                from: .bytes(body(Self.mebibyte))).response()
+                                                from: .bytes(body(Self.mebibyte))).response
         #expect(response.head?.status == 204)
         #expect(response.metrics.transactions.last?.expectContinue == nil, "curl's threshold: more than 1 MiB")
         await session.finishTasksAndInvalidate()
@@ -62,7 +62,7 @@ struct ExpectContinueInteropTests {
         let session = session()
         let stream = BytesStream(body(300_000))
         let response = await session.uploadTask(with: try request(.put, port: Interop.scriptedPort, "/expect-1xx"),
-                                                from: .stream(length: nil, stream)).response()
+                                                from: .stream(length: nil, stream)).response
         #expect(response.head?.status == 200)
         #expect(response.metrics.transactions.last?.expectContinue == .continued)
         let report = report(response.body)
@@ -79,7 +79,7 @@ struct ExpectContinueInteropTests {
         try form.appendFile(atPath: path, name: "b", fileName: "b.bin", mimeType: "application/octet-stream", fileSystem: PosixFileSystem())
         let session = session()
         let response = await session.uploadTask(with: try request(.post, port: Interop.nginxPort, "/upload"),
-                                                from: .multipart(form)).response()
+                                                from: .multipart(form)).response
         #expect(response.head?.status == 204, "\(response.result)")
         #expect(response.metrics.transactions.last?.expectContinue == .continued)
         #expect(response.metrics.bytesSent == form.contentLength)
@@ -92,7 +92,7 @@ struct ExpectContinueInteropTests {
         let session = session()
         let started = ContinuousClock.now
         let response = await session.uploadTask(with: try request(.put, port: Interop.scriptedPort, "/expect-ignore"),
-                                                from: .bytes(body(2 * Self.mebibyte))).response()
+                                                from: .bytes(body(2 * Self.mebibyte))).response
         let elapsed = ContinuousClock.now - started
         #expect(response.head?.status == 200, "\(response.result)")
         #expect(response.metrics.transactions.last?.expectContinue == .timedOut)
@@ -108,7 +108,7 @@ struct ExpectContinueInteropTests {
         let session = session()
         var request = try request(.put, port: Interop.scriptedPort, "/expect-ignore")
         request.expectContinue = ExpectContinuePolicy(timeout: .milliseconds(200))
-        let response = await session.uploadTask(with: request, from: .bytes(body(2 * Self.mebibyte))).response()
+        let response = await session.uploadTask(with: request, from: .bytes(body(2 * Self.mebibyte))).response
         #expect(response.metrics.transactions.last?.expectContinue == .timedOut)
         let report = report(response.body)
         #expect(report?.got == 2 * Self.mebibyte)
@@ -120,7 +120,7 @@ struct ExpectContinueInteropTests {
         let session = session()
         var request = try request(.put, port: Interop.scriptedPort, "/expect-ignore")
         request.expectContinue = .never
-        let response = await session.uploadTask(with: request, from: .bytes(body(2 * Self.mebibyte))).response()
+        let response = await session.uploadTask(with: request, from: .bytes(body(2 * Self.mebibyte))).response
         #expect(response.metrics.transactions.last?.expectContinue == nil)
         let report = report(response.body)
         #expect(report?.got == 2 * Self.mebibyte)
@@ -134,7 +134,7 @@ struct ExpectContinueInteropTests {
         let task = session.uploadTask(with: try request(.post, port: Interop.scriptedPort, "/expect-1xx"),
                                       from: .bytes(body(3 * Self.mebibyte)))
         task.setProgressHandler(upload: { p in progress.withLock { $0.append(p.completed) } }, download: nil)
-        let response = await task.response()
+        let response = await task.response
         #expect(response.head?.status == 200, "\(response.result)")
         #expect(response.metrics.transactions.last?.expectContinue == .continued)
         let report = report(response.body)
@@ -147,7 +147,7 @@ struct ExpectContinueInteropTests {
     @Test func a417IsAnsweredBySendingTheRequestAgainWithoutExpect() async throws {
         let session = session()
         let response = await session.uploadTask(with: try request(.put, port: Interop.scriptedPort, "/expect-417"),
-                                                from: .bytes(body(2 * Self.mebibyte))).response()
+                                                from: .bytes(body(2 * Self.mebibyte))).response
         #expect(response.head?.status == 200, "\(response.result)")
         let transactions = response.metrics.transactions
         #expect(transactions.count == 2)
@@ -164,7 +164,7 @@ struct ExpectContinueInteropTests {
         let task = session.uploadTask(with: try request(.put, port: Interop.scriptedPort, "/expect-413"),
                                       from: .bytes(body(8 * Self.mebibyte)))
         task.setProgressHandler(upload: { p in progress.withLock { $0.append(p.completed) } }, download: nil)
-        let response = await task.response()
+        let response = await task.response
         #expect(response.head?.status == 413, "\(response.result)")
         #expect(response.body?.readableString == "too big\n")
         #expect(response.metrics.transactions.count == 1, "a 413 is not sent again")
@@ -181,7 +181,7 @@ struct ExpectContinueInteropTests {
         let error = await connectionError { try await connection.writeBody(body(Self.mebibyte)) }
         #expect(error?.code == .earlyResponse)
         let response = try await connection.receiveResponse()
-        #expect(response.status == 413)
+        #expect(response.head.status == 413)
         #expect(response.expectContinue == .finalResponse)
         #expect(try await response.body.collect(upTo: 64).readableString == "too big\n")
         #expect(!connection.isReusable)

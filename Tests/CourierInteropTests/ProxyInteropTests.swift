@@ -24,7 +24,7 @@ struct ProxyInteropTests {
     private func get(_ session: Session, _ url: String) async throws -> TaskResponse<ByteBuffer> {
         let task = session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: url)))
         task.resume()
-        return await task.response()
+        return await task.response
     }
 
     @Test func httpThroughTheProxy() async throws {

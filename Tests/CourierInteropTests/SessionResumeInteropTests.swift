@@ -41,7 +41,7 @@ struct SessionResumeInteropTests {
 
     /// nginx's ETag for `path` (from a HEAD).
     static func entityTag(_ session: Session, _ path: String) async throws -> String {
-        let head = await session.dataTask(with: HTTPRequest(method: .head, uri: try URI(parsing: url(path)))).response()
+        let head = await session.dataTask(with: HTTPRequest(method: .head, uri: try URI(parsing: url(path)))).response
         return try #require(head.head?.headers.first(name: "ETag"))
     }
 
@@ -54,7 +54,7 @@ struct SessionResumeInteropTests {
         Self.write(dir + "/partial", original[..<300_000])
         let resume = ResumeData(url: Self.url("/random-1m.bin"), entityTag: tag, bytesOnDisk: 300_000,
                                 partialPath: dir + "/partial", totalLength: UInt64(original.count))
-        let result = await session.downloadTask(resumingWith: resume) { _, _ in dir + "/final" }.result()
+        let result = await session.downloadTask(resumingWith: resume) { _, _ in dir + "/final" }.response
         #expect(result.head?.status == 206)
         #expect(result.head?.headers.first(name: "Content-Range") == "bytes 300000-1048575/1048576")
         #expect(try result.result.get() == dir + "/final")
@@ -71,7 +71,7 @@ struct SessionResumeInteropTests {
         let resume = ResumeData(url: Self.url("/random-1m.bin"), entityTag: "\"stale-0\"", bytesOnDisk: 300_000,
                                 partialPath: dir + "/partial", totalLength: UInt64(original.count))
         let session = Session()
-        let result = await session.downloadTask(resumingWith: resume) { _, _ in dir + "/final" }.result()
+        let result = await session.downloadTask(resumingWith: resume) { _, _ in dir + "/final" }.response
         #expect(result.head?.status == 200)
         #expect(Interop.readFile(dir + "/final") == original)
         #expect(Self.entries(dir) == ["final"], "the superseded partial file is removed")
@@ -88,7 +88,7 @@ struct SessionResumeInteropTests {
         Self.write(dir + "/partial", partial[...])
         let resume = ResumeData(url: Self.url("/random-1m.bin"), entityTag: tag, bytesOnDisk: UInt64(partial.count),
                                 partialPath: dir + "/partial")
-        let result = await session.downloadTask(resumingWith: resume) { _, _ in dir + "/final" }.result()
+        let result = await session.downloadTask(resumingWith: resume) { _, _ in dir + "/final" }.response
         #expect(result.head?.status == 416)
         guard case .failure(let error) = result.result else {
             Issue.record("a 416 was taken as success")
@@ -106,7 +106,7 @@ struct SessionResumeInteropTests {
         defer { Self.remove(dir) }
         let session = Session()
         let request = HTTPRequest(method: .get, uri: try URI(parsing: Self.url("/random-64m.bin")))
-        let result = await session.downloadTask(with: request) { _, _ in dir + "/big" }.result()
+        let result = await session.downloadTask(with: request) { _, _ in dir + "/big" }.response
         #expect(try result.result.get() == dir + "/big")
         #expect(result.metrics.bytesReceived == 64 << 20)
         #expect(Interop.readFile(dir + "/big") == Interop.readFile(Interop.www + "/random-64m.bin"))

@@ -12,7 +12,7 @@ struct TLSInteropTests {
         let response = try await connection.receiveResponse()
         let body = try await response.body.collect(upTo: 1 << 20)
         await connection.close()
-        return (response.status, body.readableString)
+        return (response.head.status, body.readableString)
     }
 
     @Test(arguments: ["TLS12", "TLS13"])

@@ -31,7 +31,7 @@ struct TLSResumptionInteropTests {
         let response = try await connection.receiveResponse()
         let body = try await response.body.collect(upTo: 1 << 20).readableString
         await connection.close()
-        #expect(response.status == 200)
+        #expect(response.head.status == 200)
         let line = body.split(separator: "\n").first { $0.hasPrefix("New, ") || $0.hasPrefix("Reused, ") }
         let after = context.handshakeStatistics
         return (line.map { String($0.prefix { $0 != "," }) } ?? "?", after.resumed == before.resumed + 1)

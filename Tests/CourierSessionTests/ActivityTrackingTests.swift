@@ -20,24 +20,24 @@ extension SessionTests {
                 let second = makeSession { $0.activityTracker = tracker }
                 let untracked = makeSession()
 
-                #expect(try await first.dataTask(with: server.request("/bytes/10")).value().readableBytes == 10)
+                #expect(try await first.dataTask(with: server.request("/bytes/10")).value.readableBytes == 10)
                 let slow = second.dataTask(with: server.request("/slow"))
                 slow.resume()
                 slow.resume()  // a second resume of a running task does not count twice
                 #expect(await eventually { tracker.activityCount == 1 })
-                _ = try await untracked.dataTask(with: server.request("/bytes/10")).value()
+                _ = try await untracked.dataTask(with: server.request("/bytes/10")).value
                 #expect(tracker.activityCount == 1, "a session without the tracker counts nothing")
                 slow.suspend()
                 #expect(tracker.activityCount == 0)
                 slow.resume()
                 #expect(tracker.activityCount == 1)
                 slow.cancel()
-                _ = await slow.response()
+                _ = await slow.response
                 #expect(await eventually { tracker.activityCount == 0 })
                 // A task cancelled before it ever ran was never counted.
                 let never = first.dataTask(with: server.request("/bytes/10"))
                 never.cancel()
-                _ = await never.response()
+                _ = await never.response
                 #expect(tracker.activityCount == 0)
 
                 for session in [first, second, untracked] { await session.finishTasksAndInvalidate() }

@@ -47,7 +47,7 @@ extension SessionTests {
                 let task = session.dataTask(with: server.request(.post, "/echo", body: .asyncStream(length: length, body)),
                                             serializer: StringResponseSerializer())
                 task.resume()
-                let echo = try await task.value()
+                let echo = try await task.value
                 #expect(echo.contains("\"body\":\"abcdefghi\""), "\(echo)")
                 #expect(echo.contains(length == nil ? "[\"Transfer-Encoding\",\"chunked\"]" : "[\"Content-Length\",\"9\"]"), "\(echo)")
             }
@@ -65,7 +65,7 @@ extension SessionTests {
             let task = session.dataTask(with: server.request(.post, "/temporary", body: .asyncStream(length: nil, again)),
                                         serializer: StringResponseSerializer())
             task.resume()
-            #expect(try await task.value().contains("\"body\":\"onetwo\""))
+            #expect(try await task.value.contains("\"body\":\"onetwo\""))
             #expect(again.readers.count == 2)
 
             let once = AsyncPieces(pieces: ["one", "two"], replayable: false)
@@ -73,7 +73,7 @@ extension SessionTests {
                                            serializer: StringResponseSerializer())
             refused.resume()
             do {
-                _ = try await refused.value()
+                _ = try await refused.value
                 Issue.record("a one-pass body was sent twice")
             } catch {
                 #expect(error.code == .fileReadFailed)
@@ -93,7 +93,7 @@ extension SessionTests {
                 let task = session.dataTask(with: server.request(.post, "/upload", body: .asyncStream(length: length, body)))
                 task.resume()
                 do {
-                    _ = try await task.value()
+                    _ = try await task.value
                     Issue.record("length \(length) passed")
                 } catch {
                     #expect(error.code == .fileReadFailed)

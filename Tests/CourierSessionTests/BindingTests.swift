@@ -56,7 +56,7 @@ extension SessionTests {
                 await gate.wait()
                 // A load cancelled while it waited (superseded) never reaches the server.
                 try Task.checkCancellation()
-                return try await session.dataTask(with: request).value()
+                return try await session.dataTask(with: request).value
             }
         }
 
@@ -146,9 +146,9 @@ extension SessionTests {
                 let task = session.dataTask(with: server.request("/bytes/1000000"))
                 binding.bind(task, to: cell)
                 #expect(binding.task(for: cell) === task)
-                #expect(await old.response().result.failureValue?.code == .cancelled)
+                #expect(await old.response.result.failureValue?.code == .cancelled)
                 task.resume()
-                let response = await task.response()
+                let response = await task.response
                 #expect(response.result.successValue?.readableBytes == 1_000_000)
                 #expect(await eventually { cell.updates.withLock { $0.last } == .activity(false) && binding.tableSize == 0 })
                 let updates = cell.updates.withLock { $0 }
@@ -174,7 +174,7 @@ extension SessionTests {
                 }
                 #expect(released == nil, "the binding must not keep its target alive")
                 running.resume()
-                #expect(await running.response().result.successValue?.readableBytes == 1000)
+                #expect(await running.response.result.successValue?.readableBytes == 1000)
                 #expect(await eventually { binding.tableSize == 0 })
                 await session.finishTasksAndInvalidate()
             }

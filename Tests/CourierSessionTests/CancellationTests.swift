@@ -23,7 +23,7 @@ extension SessionTests {
                 let task = session.dataTask(with: server.request("/bytes/10"))
                 task.cancel()
                 #expect(task.state == .completed)
-                let response = await task.response()
+                let response = await task.response
                 let error = failure(response.result)
                 #expect(error?.code == .cancelled)
                 #expect(error?.afNetworkingCode == -999)
@@ -33,10 +33,10 @@ extension SessionTests {
                 #expect(task.state == .completed)
                 let stream = session.streamTask(with: server.request("/bytes/10"))
                 stream.cancel()
-                await #expect(throws: SessionError.self) { _ = try await stream.response() }
+                await #expect(throws: SessionError.self) { _ = try await stream.value }
                 let download = session.downloadTask(with: server.request("/bytes/10")) { _, _ in "/tmp/never-written" }
                 download.cancel()
-                #expect(failure(await download.result().result)?.code == .cancelled)
+                #expect(failure(await download.response.result)?.code == .cancelled)
                 #expect(!fileExists("/tmp/never-written"))
                 await session.finishTasksAndInvalidate()
                 #expect(server.requestCount == 0)
@@ -55,7 +55,7 @@ extension SessionTests {
                 try await Task.sleep(for: .milliseconds(100))
                 let started = ContinuousClock.now
                 task.cancel()
-                let error = failure(await task.response().result)
+                let error = failure(await task.response.result)
                 #expect(error?.code == .cancelled)
                 #expect(error?.afNetworkingCode == -999)
                 #expect(ContinuousClock.now - started < .seconds(2), "cancellation is prompt")
@@ -73,7 +73,7 @@ extension SessionTests {
                 #expect(await eventually { progress.all.last?.completed == 5000 })
                 #expect(task.state == .running)
                 task.cancel()
-                let response = await task.response()
+                let response = await task.response
                 let error = failure(response.result)
                 #expect(error?.code == .cancelled)
                 #expect(error?.afNetworkingCode == -999)
@@ -89,7 +89,7 @@ extension SessionTests {
             try await withServer(scripted(["/slow": stallingBody(length: 1_000_000, sent: 5000)])) { server in
                 let session = makeSession()
                 let task = session.streamTask(with: server.request("/slow"))
-                let response = try await task.response()
+                let response = try await task.value
                 var iterator = response.body.makeAsyncIterator()
                 var got = 0
                 while got < 5000, let slice = try await iterator.next() { got += slice.readableBytes }
@@ -135,7 +135,7 @@ extension SessionTests {
                 #expect(paused < UInt64(size))
                 task.resume()
                 #expect(task.state == .running)
-                let body = try await task.value()
+                let body = try await task.value
                 #expect(isPattern(body, count: size))
                 await session.finishTasksAndInvalidate()
                 let events = await log.finished().map(\.summary)
@@ -160,7 +160,7 @@ extension SessionTests {
                 task.suspend()
                 try await Task.sleep(for: .milliseconds(50))
                 task.cancel()
-                #expect(failure(await task.response().result)?.code == .cancelled)
+                #expect(failure(await task.response.result)?.code == .cancelled)
                 await session.finishTasksAndInvalidate()
             }
         }

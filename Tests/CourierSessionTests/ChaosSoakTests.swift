@@ -121,9 +121,9 @@ struct QuietChaosSoak {
                         let response: TaskResponse<ByteBuffer>
                         if Self.isPost(id) {
                             let body = ByteBuffer(bytes: Array("post \(id)".utf8))
-                            response = await session.uploadTask(with: server.request(.post, path), from: .bytes(body)).response()
+                            response = await session.uploadTask(with: server.request(.post, path), from: .bytes(body)).response
                         } else {
-                            response = await session.dataTask(with: server.request(path)).response()
+                            response = await session.dataTask(with: server.request(path)).response
                         }
                         switch response.result {
                         case .success(let body):

@@ -21,12 +21,12 @@ extension SessionTests {
                 slow.resume()
                 #expect(await eventually(.seconds(3)) { server.requestCount >= 2 })
                 await client.invalidateSession(cancelingTasks: true, resetSession: true)
-                #expect(failure(await slow.response().result)?.code == .cancelled)
+                #expect(failure(await slow.response.result)?.code == .cancelled)
                 #expect(client.session !== first)
                 #expect(try await client.get("echo").response.status == 200)
                 // The old session takes nothing more.
                 let late = first.dataTask(with: server.request("/echo"))
-                #expect(failure(await late.response().result)?.code == .invalidated)
+                #expect(failure(await late.response.result)?.code == .invalidated)
 
                 // Without a reset: invalidated for good.
                 await client.invalidateSession(cancelingTasks: false)

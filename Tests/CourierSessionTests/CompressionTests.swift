@@ -16,7 +16,7 @@ extension SessionTests {
         func decodedWhileStreaming(route: String) async throws {
             try await withServer { server in
                 let session = makeSession { $0.acceptsCompressedResponses = true }
-                let response = await session.dataTask(with: server.request(route)).response()
+                let response = await session.dataTask(with: server.request(route)).response
                 let body = try response.result.get()
                 #expect(body.readableBytesArray == LoopbackServer.compressibleText(count: 300_000))
                 #expect(response.metrics.bytesReceived == 300_000)
@@ -28,7 +28,7 @@ extension SessionTests {
         @Test func notDecodedUnasked() async throws {
             try await withServer { server in
                 let session = makeSession()
-                let response = await session.dataTask(with: server.request("/gzip/10000")).response()
+                let response = await session.dataTask(with: server.request("/gzip/10000")).response
                 let body = try response.result.get()
                 // The gzip magic: the body is passed through as the server sent it (curl without --compressed).
                 #expect(Array(body.readableBytesArray.prefix(2)) == [0x1F, 0x8B])
@@ -47,7 +47,7 @@ extension SessionTests {
         @Test func corruptDataIsBadContentEncoding() async throws {
             try await withServer { server in
                 let session = makeSession { $0.acceptsCompressedResponses = true }
-                let response = await session.dataTask(with: server.request("/bad-gzip")).response()
+                let response = await session.dataTask(with: server.request("/bad-gzip")).response
                 let error = failure(response.result)
                 #expect(error?.code == .badContentEncoding)
                 #expect(error?.decodingError != nil)
@@ -60,7 +60,7 @@ extension SessionTests {
             try await withServer { server in
                 let session = makeSession { $0.acceptsCompressedResponses = true }
                 let task = session.streamTask(with: server.request("/bomb/1073741824"))
-                let response = try await task.response()
+                let response = try await task.value
                 var received = 0
                 do {
                     for try await slice in response.body { received += slice.readableBytes }
@@ -84,7 +84,7 @@ extension SessionTests {
                     $0.decompressionLimits.maximumRatio = nil
                     $0.maximumDownloadSize = 4 << 20
                 }
-                let response = await session.dataTask(with: server.request("/bomb/1073741824")).response()
+                let response = await session.dataTask(with: server.request("/bomb/1073741824")).response
                 let error = failure(response.result)
                 #expect(error?.code == .decodedSizeExceeded)
                 #expect(error?.curlExitCode == 63)

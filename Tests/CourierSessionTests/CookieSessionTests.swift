@@ -70,7 +70,7 @@ extension SessionTests {
                 let start = try URI(parsing: "http://a.example.test:\(server.port)/start")
                 let task = session.dataTask(with: HTTPRequest(method: .get, uri: start, headers: ["Cookie": "given=1"]))
                 task.resume()
-                let body = try await task.value()
+                let body = try await task.value
                 #expect(body.readableString == "host=a; dom=2")
                 #expect(log.cookies(at: "/start") == [["given=1"]])
                 #expect(log.cookies(at: "/next") == [["dom=1"]])  // host-only "host=a" stays on a; "given" dropped
@@ -93,12 +93,12 @@ extension SessionTests {
                 },
             ])) { server in
                 let session = makeSession { $0.cookieJar = CookieJar() }
-                _ = try await session.dataTask(with: server.request("/set")).resumed.value()
+                _ = try await session.dataTask(with: server.request("/set")).resumed.value
                 var headers = HTTPHeaders()
                 headers.add(name: "Cookie", value: "given=1")
                 headers.add(name: "X-Other", value: "x")
                 headers.add(name: "cookie", value: "more=3")
-                _ = try await session.dataTask(with: server.request("/see", headers: headers)).resumed.value()
+                _ = try await session.dataTask(with: server.request("/see", headers: headers)).resumed.value
                 #expect(log.cookies(at: "/see") == [["j=2; given=1; more=3"]])
                 // --offline shows the same field.
                 let bytes = try await session.renderedRequest(for: server.request("/see", headers: headers)).readableString
@@ -108,7 +108,7 @@ extension SessionTests {
                 marked.add(name: "X-First", value: "1")
                 marked.add(name: "Cookie", value: "")
                 marked.add(name: "X-Last", value: "2")
-                _ = try await session.dataTask(with: server.request("/see", headers: marked)).resumed.value()
+                _ = try await session.dataTask(with: server.request("/see", headers: marked)).resumed.value
                 #expect(log.cookies(at: "/see").last == ["j=2"])
                 let placed = try await session.renderedRequest(for: server.request("/see", headers: marked)).readableString
                 #expect(placed.contains("\r\nX-First: 1\r\nCookie: j=2\r\nX-Last: 2\r\n"))
@@ -136,9 +136,9 @@ extension SessionTests {
                 let b = Session(configuration: configuration)  // a copy of the configuration: the same jar
                 let c = makeSession { $0.cookieJar = CookieJar() }
                 let none = makeSession()
-                _ = try await a.dataTask(with: server.request("/set")).resumed.value()
-                _ = try await none.dataTask(with: server.request("/set")).resumed.value()
-                for session in [b, c, none] { _ = try await session.dataTask(with: server.request("/see")).resumed.value() }
+                _ = try await a.dataTask(with: server.request("/set")).resumed.value
+                _ = try await none.dataTask(with: server.request("/set")).resumed.value
+                for session in [b, c, none] { _ = try await session.dataTask(with: server.request("/see")).resumed.value }
                 #expect(log.cookies(at: "/see") == [["s=1"], [], []])
                 #expect(shared.allCookies.count == 1)
                 for session in [a, b, c, none] { await session.invalidateAndCancel() }
@@ -163,7 +163,7 @@ extension SessionTests {
                         default: break
                         }
                     }
-                    _ = try await task.resumed.value()
+                    _ = try await task.resumed.value
                 }
                 #expect(events.withLock { $0 } == ["head 200", "added a=1 /", "head 200", "replaced a=2 /"])
                 await session.invalidateAndCancel()
@@ -182,11 +182,11 @@ extension SessionTests {
             ])) { server in
                 let clock = TestClock()
                 let session = makeSession { $0.cookieJar = CookieJar(clock: clock.clock) }
-                _ = try await session.dataTask(with: server.request("/set")).resumed.value()
+                _ = try await session.dataTask(with: server.request("/set")).resumed.value
                 clock.advance(4)
-                _ = try await session.dataTask(with: server.request("/see")).resumed.value()
+                _ = try await session.dataTask(with: server.request("/see")).resumed.value
                 clock.advance(1)
-                _ = try await session.dataTask(with: server.request("/see")).resumed.value()
+                _ = try await session.dataTask(with: server.request("/see")).resumed.value
                 #expect(log.cookies(at: "/see") == [["short=1; long=1"], ["long=1"]])
                 await session.invalidateAndCancel()
             }

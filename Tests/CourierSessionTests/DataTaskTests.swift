@@ -21,9 +21,9 @@ extension SessionTests {
                 let session = makeSession()
                 let task = session.dataTask(with: server.request("/bytes/\(size)"))
                 #expect(task.state == .suspended)
-                let body = try await task.value()
+                let body = try await task.value
                 #expect(isPattern(body, count: size))
-                let response = await task.response()
+                let response = await task.response
                 #expect(response.head?.status == 200)
                 #expect(response.head?.headers.first(name: "Content-Length") == String(size))
                 #expect(response.metrics.bytesReceived == UInt64(size))
@@ -40,9 +40,9 @@ extension SessionTests {
             try await withServer { server in
                 let session = makeSession()
                 let task = session.dataTask(with: server.request("/chunked/\(size)?chunk=\(chunk)"))
-                let body = try await task.value()
+                let body = try await task.value
                 #expect(isPattern(body, count: size))
-                let response = await task.response()
+                let response = await task.response
                 #expect(response.head?.headers.first(name: "Transfer-Encoding") == "chunked")
                 #expect(response.metrics.bytesReceived == UInt64(size))
                 await session.finishTasksAndInvalidate()
@@ -56,9 +56,9 @@ extension SessionTests {
             try await withServer { server in
                 let session = makeSession()
                 let task = session.streamTask(with: server.request(path))
-                let response = try await task.response()
+                let response = try await task.value
                 #expect(response.head.status == 200)
-                #expect(response.info.version == .http1_1)
+                #expect(response.head.version == .http1_1)
                 #expect(response.url.hasSuffix(path))
                 var received = 0
                 var slices = 0
@@ -87,13 +87,13 @@ extension SessionTests {
             try await withServer { server in
                 let session = makeSession()
                 let task = session.streamTask(with: server.request("/bytes/70000"))
-                let body = try await task.response().body.collect()
+                let body = try await task.value.body.collect()
                 #expect(isPattern(body, count: 70000))
                 await session.finishTasksAndInvalidate()
             }
         }
 
-        /// The observer has every head when `response()` returns (the CLI prints `-I`/`-i` heads
+        /// The observer has every head when `value` returns (the CLI prints `-I`/`-i` heads
         /// from its observer at that moment; the event used to arrive a moment later at times).
         @Test func theObserverHasTheHeadWhenTheStreamResponseReturns() async throws {
             try await withServer { server in
@@ -102,7 +102,7 @@ extension SessionTests {
                     let heads = Recorder<Int>()
                     let task = session.streamTask(with: server.request("/bytes/10"))
                     task.setObserver { event in if case .responseHead(let info) = event { heads.append(info.status) } }
-                    let response = try await task.response()
+                    let response = try await task.value
                     #expect(heads.all == [200], "round \(round)")
                     _ = try await response.body.collect()
                 }
@@ -114,7 +114,7 @@ extension SessionTests {
             try await withServer { server in
                 let session = makeSession()
                 let task = session.streamTask(with: server.request("/bytes/50000000"))
-                let response = try await task.response()
+                let response = try await task.value
                 var iterator = response.body.makeAsyncIterator()
                 let first = try await iterator.next()
                 #expect(first != nil)
@@ -155,7 +155,7 @@ extension SessionTests {
         @Test func jsonSerializer() async throws {
             try await withServer { server in
                 let session = makeSession()
-                let value = try await session.dataTask(with: server.request(.put, "/echo?x=1"), serializer: JSONResponseSerializer()).value()
+                let value = try await session.dataTask(with: server.request(.put, "/echo?x=1"), serializer: JSONResponseSerializer()).value
                 #expect(value?["method"]?.stringValue == "PUT")
                 #expect(value?["target"]?.stringValue == "/echo?x=1")
                 await session.finishTasksAndInvalidate()
@@ -168,7 +168,7 @@ extension SessionTests {
         func aBodilessPOSTSendsContentLengthZero(method: HTTPMethod) async throws {
             try await withServer { server in
                 let session = makeSession()
-                let json = try await session.dataTask(with: server.request(method, "/echo"), serializer: JSONResponseSerializer()).value()
+                let json = try await session.dataTask(with: server.request(method, "/echo"), serializer: JSONResponseSerializer()).value
                 #expect(json?["method"]?.stringValue == method.rawValue)
                 #expect(echoedHeader(json, "Content-Length") == "0")
                 #expect(echoedHeader(json, "Transfer-Encoding") == nil)
@@ -179,7 +179,7 @@ extension SessionTests {
         @Test func aBodilessGETSendsNoContentLength() async throws {
             try await withServer { server in
                 let session = makeSession()
-                let json = try await session.dataTask(with: server.request(.get, "/echo"), serializer: JSONResponseSerializer()).value()
+                let json = try await session.dataTask(with: server.request(.get, "/echo"), serializer: JSONResponseSerializer()).value
                 #expect(echoedHeader(json, "Content-Length") == nil)
                 #expect(echoedHeader(json, "User-Agent") != nil, "the session's default User-Agent is sent")
                 await session.finishTasksAndInvalidate()
@@ -190,7 +190,7 @@ extension SessionTests {
             try await withServer { server in
                 let session = makeSession { $0.defaultHeaders = ["User-Agent": "default", "X-Default": "d"] }
                 let request = server.request(.get, "/echo", headers: ["User-Agent": "mine", "X-Custom": "c"])
-                let json = try await session.dataTask(with: request, serializer: JSONResponseSerializer()).value()
+                let json = try await session.dataTask(with: request, serializer: JSONResponseSerializer()).value
                 #expect(echoedHeader(json, "User-Agent") == "mine")
                 #expect(echoedHeader(json, "X-Default") == "d")
                 #expect(echoedHeader(json, "X-Custom") == "c")
@@ -247,7 +247,7 @@ extension SessionTests {
                 let heads = Recorder<ByteBuffer>()
                 let task = session.dataTask(with: request)
                 task.setObserver { event in if case .requestHead(let head) = event { heads.append(head) } }
-                let got = try await task.value()
+                let got = try await task.value
                 #expect(got.readableString == "ok")
                 let received = try #require(seen.all.first)
                 let offlineBytes = offline.readableBytesArray

@@ -54,7 +54,7 @@ extension SessionTests {
                 let session = makeSession()
                 // The reader comes 0.3 s after the head: the task waits for it without a thread.
                 let reader = startReader(fifo, output: out + "/read", delay: "0.3")
-                let result = await session.downloadTask(with: server.request("/bytes/300000")) { _, _ in fifo }.result()
+                let result = await session.downloadTask(with: server.request("/bytes/300000")) { _, _ in fifo }.response
                 waitFor(reader)
                 #expect(result.result.successValue == fifo)
                 #expect(readFile(out + "/read") == pattern(300000))
@@ -75,7 +75,7 @@ extension SessionTests {
                 task.resume()
                 try await Task.sleep(for: .milliseconds(200))
                 task.cancel()
-                let result = await task.result()
+                let result = await task.response
                 #expect(failure(result.result)?.code == .cancelled)
                 #expect(result.resumeData == nil)
                 #expect(listDirectory(directory) == ["pipe"])
@@ -88,7 +88,7 @@ extension SessionTests {
                 let session = makeSession()
                 var before = stat()
                 stat("/dev/null", &before)
-                let result = await session.downloadTask(with: server.request("/bytes/100000")) { _, _ in "/dev/null" }.result()
+                let result = await session.downloadTask(with: server.request("/bytes/100000")) { _, _ in "/dev/null" }.response
                 #expect(result.result.successValue == "/dev/null")
                 var after = stat()
                 stat("/dev/null", &after)
@@ -107,12 +107,12 @@ extension SessionTests {
             #expect(symlink("file", directory + "/link") == 0)
             try await withServer { server in
                 let session = makeSession { $0.downloadFileMode = 0o600 }
-                let result = await session.downloadTask(with: server.request("/bytes/1000")) { _, _ in directory + "/link" }.result()
+                let result = await session.downloadTask(with: server.request("/bytes/1000")) { _, _ in directory + "/link" }.response
                 #expect(result.result.successValue == directory + "/link")
                 #expect(fileMode(directory + "/link", followingLinks: false).map { $0 & S_IFMT } == S_IFLNK)
                 #expect(readFile(directory + "/file") == pattern(1000))
                 #expect(fileMode(directory + "/file").map { $0 & 0o7777 } == 0o640, "an existing file keeps its mode")
-                let fresh = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in directory + "/new" }.result()
+                let fresh = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in directory + "/new" }.response
                 #expect(fresh.result.successValue == directory + "/new")
                 #expect(fileMode(directory + "/new").map { $0 & 0o7777 } == 0o600, "downloadFileMode (less the umask)")
                 #expect(listDirectory(directory) == ["file", "link", "new"])
@@ -130,14 +130,14 @@ extension SessionTests {
             }
             try await withServer(scripted(["/range": script])) { server in
                 let session = makeSession()
-                let toDirectory = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in directory }.result()
+                let toDirectory = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in directory }.response
                 let error = failure(toDirectory.result)
                 #expect(error?.code == .invalidDestination)
                 #expect(error?.curlExitCode == 23)
                 #expect(error?.message.contains("directory") == true)
 
                 let record = ResumeData(url: server.url("/range").description, bytesOnDisk: 5, partialPath: fifo)
-                let resumed = await session.downloadTask(resumingWith: record) { _, _ in fifo }.result()
+                let resumed = await session.downloadTask(resumingWith: record) { _, _ in fifo }.response
                 let resumeError = failure(resumed.result)
                 #expect(resumeError?.code == .invalidDestination)
                 #expect(resumeError?.message.contains("a FIFO") == true)
@@ -155,7 +155,7 @@ extension SessionTests {
                 let session = makeSession()
                 let result = await session.downloadTask(with: server.request("/bytes/100")) { _, _ in
                     DownloadDestination(path: directory + "/taken", existingFile: .keep)
-                }.result()
+                }.response
                 let error = failure(result.result)
                 #expect(error?.code == .fileWriteFailed)
                 #expect(error?.errno?.rawValue == 17)
@@ -175,7 +175,7 @@ extension SessionTests {
                 let session = makeSession()
                 let result = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in
                     DownloadDestination(path: directory + "/f", existingFile: .numbered(limit: 99))
-                }.result()
+                }.response
                 #expect(result.result.successValue == directory + "/f.2")
                 #expect(readFile(directory + "/f.2") == pattern(10))
                 #expect(readFile(directory + "/f") == Array("0".utf8))
@@ -195,12 +195,12 @@ extension SessionTests {
                 let session = makeSession()
                 let refused = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in
                     DownloadDestination(path: directory + "/a/b/file")
-                }.result()
+                }.response
                 #expect(failure(refused.result)?.code == .fileWriteFailed, "without createsDirectories: ENOENT")
                 #expect(listDirectory(directory).isEmpty)
                 let result = await session.downloadTask(with: server.request("/bytes/10")) { _, _ in
                     DownloadDestination(path: directory + "/a/b/file", createsDirectories: true)
-                }.result()
+                }.response
                 #expect(result.result.successValue == directory + "/a/b/file")
                 let mode = (fileMode(directory + "/a") ?? 0) & 0o777
                 #expect(mode == 0o750 & ~umaskNow(), "0750 less the umask, as curl's --create-dirs")
@@ -223,13 +223,13 @@ extension SessionTests {
                 let keptRecord = ResumeData(url: server.url("/cut").description, bytesOnDisk: 5, partialPath: directory + "/kept")
                 let kept = await session.downloadTask(resumingWith: keptRecord, placement: { _, _ in
                     DownloadDestination(path: directory + "/kept")
-                }).result()
+                }).response
                 #expect(failure(kept.result) != nil)
                 #expect(readFile(directory + "/kept")?.count == 15, "the partial file keeps what arrived")
                 let removedRecord = ResumeData(url: server.url("/cut").description, bytesOnDisk: 5, partialPath: directory + "/removed")
                 let removed = await session.downloadTask(resumingWith: removedRecord, placement: { _, _ in
                     DownloadDestination(path: directory + "/removed", removesPartialFileOnFailure: true)
-                }).result()
+                }).response
                 #expect(failure(removed.result) != nil)
                 #expect(listDirectory(directory) == ["kept"])
                 await session.finishTasksAndInvalidate()
@@ -243,13 +243,13 @@ extension SessionTests {
                 request.requestTarget = "*"
                 let task = session.dataTask(with: request)
                 task.resume()
-                let response = await task.response()
+                let response = await task.response
                 #expect(response.head?.status != nil)
                 var echoed = server.request("/ignored")
                 echoed.requestTarget = "/echo?from=target"
                 let echo = session.dataTask(with: echoed)
                 echo.resume()
-                let body = try await echo.value()
+                let body = try await echo.value
                 #expect(body.readableString.contains("\"target\":\"/echo?from=target\""))
                 await session.finishTasksAndInvalidate()
             }

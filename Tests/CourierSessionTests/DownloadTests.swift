@@ -40,7 +40,7 @@ extension SessionTests {
                 }
                 let progress = Recorder<TransferProgress>()
                 task.setProgressHandler(upload: nil, download: { progress.append($0) })
-                let result = await task.result()
+                let result = await task.response
                 #expect(result.result.successValue == destination)
                 #expect(result.head?.status == 200)
                 #expect(result.resumeData == nil)
@@ -86,7 +86,7 @@ extension SessionTests {
                 #expect(await eventually { (progress.all.last?.completed ?? 0) > 0 })
                 // The body is written to an unnamed temporary file: the folder is empty and can go.
                 #expect(rmdir(folder) == 0)
-                let result = await task.result()
+                let result = await task.response
                 #expect(failure(result.result)?.code == .fileWriteFailed)
                 await session.finishTasksAndInvalidate()
                 let events = await log.finished().map(\.summary)
@@ -101,10 +101,10 @@ extension SessionTests {
             writeFile(destination, Array("old".utf8))
             try await withServer(scripted(["/cut": truncatedBody(length: 100_000, sent: 5000)])) { server in
                 let session = makeSession()
-                let failed = await session.downloadTask(with: server.request("/cut")) { _, _ in destination }.result()
+                let failed = await session.downloadTask(with: server.request("/cut")) { _, _ in destination }.response
                 #expect(failure(failed.result) != nil)
                 #expect(readFile(destination) == Array("old".utf8), "a failed download leaves the old file alone")
-                let done = await session.downloadTask(with: server.request("/bytes/300")) { _, _ in destination }.result()
+                let done = await session.downloadTask(with: server.request("/bytes/300")) { _, _ in destination }.response
                 #expect(done.result.successValue == destination)
                 #expect(readFile(destination) == pattern(300))
                 #expect(listDirectory(directory) == ["out.bin"])
@@ -120,7 +120,7 @@ extension SessionTests {
                 let session = makeSession()
                 let destination = directory + "/out.bin"
                 let task = session.downloadTask(with: server.request("/cut"), keepsPartialData: keepsPartialData) { _, _ in destination }
-                let result = await task.result()
+                let result = await task.response
                 let error = failure(result.result)
                 #expect(error?.code == .connection)
                 #expect(error?.connectionError?.code == .bodyTruncated)
@@ -137,7 +137,7 @@ extension SessionTests {
             try await withServer(scripted(["/cut": truncatedBody(length: 100_000, sent: 5000, validator: "ETag: \"abc\"")])) { server in
                 let session = makeSession()
                 let destination = directory + "/out.bin"
-                let result = await session.downloadTask(with: server.request("/cut")) { _, _ in destination }.result()
+                let result = await session.downloadTask(with: server.request("/cut")) { _, _ in destination }.response
                 #expect(failure(result.result) != nil)
                 let resume = try #require(result.resumeData)
                 #expect(resume.bytesOnDisk == 5000)
@@ -150,7 +150,7 @@ extension SessionTests {
                 let decoded = try ResumeData(encoded: resume.encoded())
                 #expect(decoded == resume)
                 // Without keepsPartialData the same failure removes it.
-                let dropped = await session.downloadTask(with: server.request("/cut"), keepsPartialData: false) { _, _ in destination }.result()
+                let dropped = await session.downloadTask(with: server.request("/cut"), keepsPartialData: false) { _, _ in destination }.response
                 #expect(dropped.resumeData == nil)
                 #expect(listDirectory(directory) == [String(resume.partialPath.split(separator: "/").last!)])
                 await session.finishTasksAndInvalidate()
@@ -169,7 +169,7 @@ extension SessionTests {
                 task.resume()
                 #expect(await eventually { progress.all.last?.completed == 3000 })
                 task.cancel()
-                let result = await task.result()
+                let result = await task.response
                 #expect(failure(result.result)?.code == .cancelled)
                 #expect(listDirectory(directory).isEmpty)
                 await session.finishTasksAndInvalidate()
@@ -193,10 +193,10 @@ extension SessionTests {
             try await withServer(scripted(["/file": script])) { server in
                 let session = makeSession()
                 let destination = directory + "/out.bin"
-                let first = await session.downloadTask(with: server.request("/file")) { _, _ in destination }.result()
+                let first = await session.downloadTask(with: server.request("/file")) { _, _ in destination }.response
                 let resume = try #require(first.resumeData)
                 #expect(resume.bytesOnDisk == 4000)
-                let second = await session.downloadTask(resumingWith: resume) { _, _ in destination }.result()
+                let second = await session.downloadTask(resumingWith: resume) { _, _ in destination }.response
                 #expect(second.result.successValue == destination)
                 #expect(second.head?.status == 206)
                 #expect(readFile(destination) == pattern(10000))
@@ -217,7 +217,7 @@ extension SessionTests {
                 let partial = directory + "/partial"
                 writeFile(partial, pattern(50))
                 let resume = ResumeData(url: server.url("/file").description, entityTag: "\"x\"", bytesOnDisk: 50, partialPath: partial, totalLength: 100)
-                let result = await session.downloadTask(resumingWith: resume) { _, _ in directory + "/out.bin" }.result()
+                let result = await session.downloadTask(resumingWith: resume) { _, _ in directory + "/out.bin" }.response
                 let error = failure(result.result)
                 #expect(error?.code == .resumeMismatch)
                 #expect(error?.curlExitCode == 33)

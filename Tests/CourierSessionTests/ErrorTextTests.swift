@@ -46,7 +46,7 @@ extension SessionTests {
                 let session = makeSession()
                 let task = session.dataTask(with: server.request("/bytes/10"))
                 task.cancel()
-                let error = failure(await task.response().result)
+                let error = failure(await task.response.result)
                 #expect(error?.localizedDescription == "cancelled (\(server.url("/bytes/10")))")
                 await session.finishTasksAndInvalidate()
             }

@@ -85,10 +85,10 @@ extension SessionTests {
             ]
             try await withServer(scripted(scripts)) { server in
                 let session = makeSession()
-                let encoded = await session.dataTask(with: server.request("/encoded")).response()
+                let encoded = await session.dataTask(with: server.request("/encoded")).response
                 #expect(encoded.head?.status == 200)
                 #expect(seen.all == ["/t%20a?x=%C3%A9"])
-                let empty = await session.dataTask(with: server.request("/empty")).response()
+                let empty = await session.dataTask(with: server.request("/empty")).response
                 #expect(empty.head?.status == 302)
                 #expect(empty.body?.readableString == "here")
                 let two = failure(await session.dataTask(with: server.request("/two")).valueResult())
@@ -110,7 +110,7 @@ extension SessionTests {
                 writeFile(partial, pattern(100))
                 let resume = ResumeData(url: server.url("/file").description, entityTag: "\"x\"", bytesOnDisk: 100, partialPath: partial)
                 let destination = directory + "/out.bin"
-                let result = await session.downloadTask(resumingWith: resume) { _, _ in destination }.result()
+                let result = await session.downloadTask(resumingWith: resume) { _, _ in destination }.response
                 #expect(result.result.successValue == destination)
                 #expect(result.head?.status == 416)
                 #expect(readFile(destination) == pattern(100))
@@ -118,7 +118,7 @@ extension SessionTests {
                 // A partial file that is shorter than the resource is not complete: 33, untouched.
                 writeFile(partial, pattern(60))
                 let short = ResumeData(url: server.url("/file").description, bytesOnDisk: 60, partialPath: partial)
-                let refused = await session.downloadTask(resumingWith: short) { _, _ in destination }.result()
+                let refused = await session.downloadTask(resumingWith: short) { _, _ in destination }.response
                 #expect(failure(refused.result)?.code == .rangeNotSatisfiable)
                 #expect(failure(refused.result)?.curlExitCode == 33)
                 #expect(readFile(partial) == pattern(60))

@@ -60,9 +60,9 @@ extension SessionTests {
             try await withServer { server in
                 let session = makeSession()
                 let log = EventLog(session)
-                _ = try await session.dataTask(with: server.request("/bytes/3")).value()
+                _ = try await session.dataTask(with: server.request("/bytes/3")).value
                 let destination = directory + "/d.bin"
-                _ = await session.downloadTask(with: server.request("/bytes/3")) { _, _ in destination }.result()
+                _ = await session.downloadTask(with: server.request("/bytes/3")) { _, _ in destination }.response
                 _ = await session.dataTask(with: server.request("/status/500")).onlyResponse()
                 await session.finishTasksAndInvalidate()
                 let events = await log.finished().map(\.summary)
@@ -109,16 +109,16 @@ extension SessionTests {
                 #expect(await eventually { server.requestCount == 1 })
                 await session.finishTasksAndInvalidate()
                 #expect(task.state == .completed, "invalidation waited for the task")
-                let got = try await task.value()
+                let got = try await task.value
                 #expect(got.readableString == "abcd")
                 // Every kind of task made afterwards is refused.
-                let data = await session.dataTask(with: server.request("/bytes/1")).response()
+                let data = await session.dataTask(with: server.request("/bytes/1")).response
                 #expect(failure(data.result)?.code == .invalidated)
-                let download = await session.downloadTask(with: server.request("/bytes/1")) { _, _ in "/tmp/not-there" }.result()
+                let download = await session.downloadTask(with: server.request("/bytes/1")) { _, _ in "/tmp/not-there" }.response
                 #expect(failure(download.result)?.code == .invalidated)
                 let stream = session.streamTask(with: server.request("/bytes/1"))
                 do {
-                    _ = try await stream.response()
+                    _ = try await stream.value
                     Issue.record("a stream task after invalidation must fail")
                 } catch let error as SessionError {
                     #expect(error.code == .invalidated)
@@ -143,10 +143,10 @@ extension SessionTests {
                 #expect(ContinuousClock.now - started < .seconds(3))
                 for task in tasks {
                     #expect(task.state == .completed)
-                    #expect(failure(await task.response().result)?.code == .cancelled)
+                    #expect(failure(await task.response.result)?.code == .cancelled)
                 }
                 let unstarted = session.dataTask(with: server.request("/slow"))
-                #expect(failure(await unstarted.response().result)?.code == .invalidated)
+                #expect(failure(await unstarted.response.result)?.code == .invalidated)
                 #expect(await eventually(.seconds(3)) { server.openConnections == 0 })
                 let events = await log.finished().map(\.summary)
                 #expect(events.last == "invalidated")
@@ -167,7 +167,7 @@ extension SessionTests {
                 try await Task.sleep(for: .milliseconds(100))
                 #expect(task.state == .running, "finishTasksAndInvalidate does not cancel")
                 await session.invalidateAndCancel()
-                #expect(failure(await task.response().result)?.code == .cancelled)
+                #expect(failure(await task.response.result)?.code == .cancelled)
                 // A subscriber now sees only the end: invalidateAndCancel returned after invalidation.
                 var late: [String] = []
                 for await event in session.events() { late.append(event.summary) }
@@ -184,8 +184,8 @@ extension SessionTests {
             try await withServer { server in
                 // Warm up the process-wide loop, resolver and file thread.
                 let warm = makeSession()
-                _ = try await warm.dataTask(with: server.request("/bytes/1")).value()
-                _ = await warm.downloadTask(with: server.request("/bytes/1")) { _, _ in directory + "/warm" }.result()
+                _ = try await warm.dataTask(with: server.request("/bytes/1")).value
+                _ = await warm.downloadTask(with: server.request("/bytes/1")) { _, _ in directory + "/warm" }.response
                 await warm.finishTasksAndInvalidate()
                 #expect(await eventually { server.openConnections == 0 })
                 let baseline = openDescriptorCount()
@@ -194,16 +194,16 @@ extension SessionTests {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for i in 0..<8 {
                         group.addTask {
-                            let body = try await session.dataTask(with: server.request("/bytes/\(100_000 + i)")).value()
+                            let body = try await session.dataTask(with: server.request("/bytes/\(100_000 + i)")).value
                             #expect(body.readableBytes == 100_000 + i)
                         }
                     }
                     try await group.waitForAll()
                 }
-                _ = await session.downloadTask(with: server.request("/bytes/5000")) { _, _ in directory + "/d" }.result()
+                _ = await session.downloadTask(with: server.request("/bytes/5000")) { _, _ in directory + "/d" }.response
                 _ = await session.uploadTask(with: server.request(.post, "/upload"), from: .bytes(ByteBuffer(bytes: pattern(1000)))).onlyResponse()
                 let stream = session.streamTask(with: server.request("/bytes/200000"))
-                _ = try await stream.response().body.collect()
+                _ = try await stream.value.body.collect()
                 #expect(openDescriptorCount() > baseline, "pooled connections are open before invalidation")
                 await session.finishTasksAndInvalidate()
                 #expect(await eventually(.seconds(3)) { openDescriptorCount() == baseline },
@@ -216,7 +216,7 @@ extension SessionTests {
             try await withServer { server in
                 do {
                     let session = makeSession()
-                    _ = try await session.dataTask(with: server.request("/bytes/1")).value()
+                    _ = try await session.dataTask(with: server.request("/bytes/1")).value
                     #expect(server.openConnections == 1)
                 }
                 #expect(await eventually(.seconds(3)) { server.openConnections == 0 })
@@ -229,12 +229,12 @@ extension DataTask {
     /// Resumes the task and waits for its response.
     func onlyResponse() async -> TaskResponse<Value> {
         resume()
-        return await response()
+        return await response
     }
 
     /// Resumes the task and returns its result.
     func valueResult() async -> Result<Value, SessionError> {
         resume()
-        return await response().result
+        return await response.result
     }
 }

@@ -39,7 +39,7 @@ extension SessionTests {
                 #expect(error?.connectionError?.code == .totalTimeout)
                 #expect(error?.curlExitCode == 28)
                 // Other requests of the session are not bound by it.
-                let other = await session.dataTask(with: server.request("/bytes/10")).response()
+                let other = await session.dataTask(with: server.request("/bytes/10")).response
                 #expect(other.body?.readableBytes == 10)
                 await session.finishTasksAndInvalidate()
             }
@@ -50,7 +50,7 @@ extension SessionTests {
             defer { removeTree(directory) }
             try await withServer(scripted(["/slow": { _ in [.text("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"), .writePattern(count: 10), .stall] }])) { server in
                 let session = makeSession { $0.totalTimeout = .milliseconds(300) }
-                let result = await session.downloadTask(with: server.request("/slow")) { _, _ in directory + "/out" }.result()
+                let result = await session.downloadTask(with: server.request("/slow")) { _, _ in directory + "/out" }.response
                 #expect(failure(result.result)?.connectionError?.code == .totalTimeout)
                 #expect(listDirectory(directory).isEmpty)
                 await session.finishTasksAndInvalidate()
@@ -80,7 +80,7 @@ extension SessionTests {
                 #expect(error?.curlExitCode == 63)
                 #expect(error?.afNetworkingCode == -1103)
                 // Exactly at the limit is fine.
-                let fits = try await session.dataTask(with: server.request(path.replacingOccurrences("100000", "50000"))).value()
+                let fits = try await session.dataTask(with: server.request(path.replacingOccurrences("100000", "50000"))).value
                 #expect(fits.readableBytes == 50_000)
                 await session.finishTasksAndInvalidate()
             }
@@ -91,7 +91,7 @@ extension SessionTests {
             defer { removeTree(directory) }
             try await withServer { server in
                 let session = makeSession { $0.maximumDownloadSize = 1000 }
-                let result = await session.downloadTask(with: server.request("/chunked/5000?chunk=100")) { _, _ in directory + "/x" }.result()
+                let result = await session.downloadTask(with: server.request("/chunked/5000?chunk=100")) { _, _ in directory + "/x" }.response
                 #expect(failure(result.result)?.curlExitCode == 63)
                 #expect(listDirectory(directory).isEmpty)
                 await session.finishTasksAndInvalidate()
@@ -106,7 +106,7 @@ extension SessionTests {
                 #expect(error?.code == .bodyTooLarge)
                 #expect(error?.curlExitCode == 63)
                 // A stream task is not bound by the in-memory limit.
-                let stream = try await session.streamTask(with: server.request(path)).response().body.collect(upTo: 1 << 20)
+                let stream = try await session.streamTask(with: server.request(path)).value.body.collect(upTo: 1 << 20)
                 #expect(stream.readableBytes == 200_000)
                 await session.finishTasksAndInvalidate()
             }
@@ -198,7 +198,7 @@ extension SessionTests {
             try await withServer(scripted(Self.scripts)) { server in
                 let session = makeSession()
                 let request = try FormRequestSerializer().request(method: .post, uri: server.url(path), parameters: ["k": "v"])
-                let json = try await session.dataTask(with: request, serializer: JSONResponseSerializer()).value()
+                let json = try await session.dataTask(with: request, serializer: JSONResponseSerializer()).value
                 #expect(json?["method"]?.stringValue == method)
                 let expectedBody: String = keepsBody ? "k=v" : ""
                 let hasType: Bool = echoedHeader(json, "Content-Type") != nil
@@ -216,7 +216,7 @@ extension SessionTests {
                 let stream = PatternStream(count: 20_000)
                 let task = session.uploadTask(with: server.request(.put, "/temporary"), from: .stream(length: 20_000, stream),
                                               serializer: JSONResponseSerializer())
-                let json = try await task.value()
+                let json = try await task.value
                 #expect(json?["method"]?.stringValue == "PUT")
                 #expect(json?["bodyLength"]?.numberValue?.description == "20000")
                 #expect(json?["body"]?.stringValue.map { Array($0.utf8) } == pattern(20_000))
@@ -235,10 +235,10 @@ extension SessionTests {
             try await withServer(scripted(scripts)) { server in
                 port.append(server.port)
                 let session = makeSession { $0.credential = Credential(user: "user", password: "secret") }
-                let home = try await session.dataTask(with: server.request("/home", headers: ["Cookie": "a=1"]), serializer: JSONResponseSerializer()).value()
+                let home = try await session.dataTask(with: server.request("/home", headers: ["Cookie": "a=1"]), serializer: JSONResponseSerializer()).value
                 #expect(echoedHeader(home, "Authorization") == Credential(user: "user", password: "secret").basicAuthorization)
                 #expect(echoedHeader(home, "Cookie") == "a=1")
-                let away = try await session.dataTask(with: server.request("/away", headers: ["Cookie": "a=1"]), serializer: JSONResponseSerializer()).value()
+                let away = try await session.dataTask(with: server.request("/away", headers: ["Cookie": "a=1"]), serializer: JSONResponseSerializer()).value
                 #expect(echoedHeader(away, "Authorization") == nil)
                 #expect(echoedHeader(away, "Cookie") == nil)
                 #expect(echoedHeader(away, "Host") == "localhost:\(server.port)")
@@ -260,7 +260,7 @@ extension SessionTests {
         @Test func thePreemptiveCredential() async throws {
             try await withServer(scripted(Self.scripts)) { server in
                 let session = makeSession { $0.credential = Credential(user: "u", password: "p") }
-                let got = try await session.dataTask(with: server.request("/private")).value()
+                let got = try await session.dataTask(with: server.request("/private")).value
                 #expect(got.readableString == "welcome")
                 #expect(server.requestCount == 1)
                 await session.finishTasksAndInvalidate()

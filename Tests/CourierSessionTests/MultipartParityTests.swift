@@ -31,7 +31,7 @@ extension SessionTests {
                     method: .post, uri: server.url("/raw"),
                     parameters: ["blob": QueryValue(bytes: raw), "list": [.bytes(ByteBuffer(bytes: [0xC0])), "t"]],
                     boundary: Self.boundary)
-                _ = try await session.dataTask(with: request).value()
+                _ = try await session.dataTask(with: request).value
                 let body = try #require(seen.all.first).body
                 let blob: [UInt8] = Array("--parity-boundary\r\nContent-Disposition: form-data; name=\"blob\"\r\n\r\n".utf8) + raw + Array("\r\n--".utf8)
                 #expect(body.starts(with: blob))
@@ -55,8 +55,8 @@ extension SessionTests {
                 let clock = ContinuousClock()
                 let start = clock.now
                 let throttled = server.request(.post, "/raw", body: .multipart(form))
-                async let upload = session.dataTask(with: throttled).value()
-                let other = try await session.dataTask(with: server.request("/bytes/10")).value()
+                async let upload = session.dataTask(with: throttled).value
+                let other = try await session.dataTask(with: server.request("/bytes/10")).value
                 let otherDone = clock.now - start
                 _ = try await upload
                 let elapsed = clock.now - start
@@ -90,7 +90,7 @@ extension SessionTests {
                 #expect(spooled.headers.first(name: "Content-Length") == String(expected.count))
                 #expect(spooled.headers.first(name: "Content-Type") == "multipart/form-data; boundary=parity-boundary")
                 let session = makeSession()
-                _ = try await session.dataTask(with: spooled).value()
+                _ = try await session.dataTask(with: spooled).value
                 #expect(try #require(seen.all.first).body == expected)
                 await session.finishTasksAndInvalidate()
             }
@@ -137,7 +137,7 @@ extension SessionTests {
                 #expect(form.parts.map(\.fileName) == ["a b.txt", "x.bin"])
                 #expect(form.parts.map(\.contentType) == ["text/plain", "application/x-test"])
                 let session = makeSession()
-                _ = try await session.dataTask(with: server.request(.post, "/raw", body: .multipart(form))).value()
+                _ = try await session.dataTask(with: server.request(.post, "/raw", body: .multipart(form))).value
                 let body = try #require(seen.all.first).body
                 #expect(contains(body, Array("filename=\"a b.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\r\n".utf8)))
                 await session.finishTasksAndInvalidate()

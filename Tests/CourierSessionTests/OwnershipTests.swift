@@ -62,33 +62,33 @@ let ownershipScenarios: [OwnershipScenario] = [
     OwnershipScenario(name: "data task, small body") { session, server, _, bag in
         let task = session.dataTask(with: server.request("/bytes/300"))
         bag.add(task, "data task")
-        let body = try await task.value()
+        let body = try await task.value
         #expect(body.readableBytes == 300)
         #expect(body.storageCapacity <= 2 * 300 + 4096, "a 300-byte body keeps \(body.storageCapacity) bytes alive")
     },
     OwnershipScenario(name: "data task, chunked body") { session, server, _, bag in
         let task = session.dataTask(with: server.request("/chunked/20000?chunk=100"))
         bag.add(task, "data task")
-        let body = try await task.value()
+        let body = try await task.value
         #expect(body.readableBytes == 20_000)
         #expect(body.storageCapacity <= 2 * 20_000 + 4096)
     },
     OwnershipScenario(name: "upload from bytes") { session, server, _, bag in
         let task = session.uploadTask(with: server.request(.post, "/upload"), from: .bytes(ByteBuffer(bytes: pattern(5000))))
         bag.add(task, "upload task")
-        _ = try await task.value()
+        _ = try await task.value
     },
     OwnershipScenario(name: "upload from a file") { session, server, directory, bag in
         let path = directory + "/upload.bin"
         writeFile(path, pattern(70_000))
         let task = session.uploadTask(with: server.request(.put, "/upload"), from: .file(path: path))
         bag.add(task, "upload task")
-        _ = try await task.value()
+        _ = try await task.value
     },
     OwnershipScenario(name: "upload from a stream, chunked") { session, server, _, bag in
         let task = session.uploadTask(with: server.request(.post, "/upload"), from: .stream(length: nil, PatternStream(count: 30_000)))
         bag.add(task, "upload task")
-        _ = try await task.value()
+        _ = try await task.value
     },
     OwnershipScenario(name: "multipart upload") { session, server, directory, bag in
         let path = directory + "/part.bin"
@@ -98,12 +98,12 @@ let ownershipScenarios: [OwnershipScenario] = [
         try form.appendFile(atPath: path, name: "file", fileSystem: PosixFileSystem())
         let task = session.uploadTask(with: server.request(.post, "/upload"), from: .multipart(form))
         bag.add(task, "upload task")
-        _ = try await task.value()
+        _ = try await task.value
     },
     OwnershipScenario(name: "stream task read to the end") { session, server, _, bag in
         let task = session.streamTask(with: server.request("/bytes/200000"))
         bag.add(task, "stream task")
-        let response = try await task.response()
+        let response = try await task.value
         var total = 0
         for try await slice in response.body { total += slice.readableBytes }
         #expect(total == 200_000)
@@ -112,20 +112,20 @@ let ownershipScenarios: [OwnershipScenario] = [
     OwnershipScenario(name: "stream task left early") { session, server, _, bag in
         let task = session.streamTask(with: server.request("/bytes/5000000"))
         bag.add(task, "stream task")
-        let response = try await task.response()
+        let response = try await task.value
         for try await _ in response.body { break }
         _ = await task.completedMetrics()
     },
     OwnershipScenario(name: "download, finished") { session, server, directory, bag in
         let task = session.downloadTask(with: server.request("/bytes/40000")) { _, _ in directory + "/done.bin" }
         bag.add(task, "download task")
-        let result = await task.result()
+        let result = await task.response
         #expect(result.result.successValue == directory + "/done.bin")
     },
     OwnershipScenario(name: "download, failed then resumed") { session, server, directory, bag in
         let first = session.downloadTask(with: server.request("/cut")) { _, _ in directory + "/resumed.bin" }
         bag.add(first, "failed download")
-        let failed = await first.result()
+        let failed = await first.response
         guard let resume = failed.resumeData else {
             Issue.record("the failed download has no resume data")
             return
@@ -134,7 +134,7 @@ let ownershipScenarios: [OwnershipScenario] = [
         record.url = server.url("/resumable").description
         let second = session.downloadTask(resumingWith: record) { _, _ in directory + "/resumed.bin" }
         bag.add(second, "resumed download")
-        let result = await second.result()
+        let result = await second.response
         #expect(result.result.successValue == directory + "/resumed.bin")
     },
     OwnershipScenario(name: "download, cancelled") { session, server, directory, bag in
@@ -144,7 +144,7 @@ let ownershipScenarios: [OwnershipScenario] = [
         _ = await eventually(.seconds(2)) { server.requestCount > 0 && task.state == .running }
         try await Task.sleep(for: .milliseconds(20))
         task.cancel()
-        let result = await task.result()
+        let result = await task.response
         #expect(result.result.failureValue?.code == .cancelled)
     },
     OwnershipScenario(name: "HTTPClient call (its own session, never invalidated)") { _, server, _, bag in
@@ -157,24 +157,24 @@ let ownershipScenarios: [OwnershipScenario] = [
     OwnershipScenario(name: "redirected") { session, server, _, bag in
         let task = session.dataTask(with: server.request("/redirect"))
         bag.add(task, "redirected task")
-        let body = try await task.value()
+        let body = try await task.value
         #expect(body.readableBytes == 10)
     },
     OwnershipScenario(name: "retried on a dead reused connection") { session, server, _, bag in
         let first = session.dataTask(with: server.request("/then-close"))
         bag.add(first, "first task")
-        _ = try await first.value()
+        _ = try await first.value
         try await Task.sleep(for: .milliseconds(60))
         let second = session.dataTask(with: server.request("/bytes/10"))
         bag.add(second, "retried task")
-        #expect(try await second.value().readableBytes == 10)
+        #expect(try await second.value.readableBytes == 10)
     },
     OwnershipScenario(name: "timed out") { session, server, _, bag in
         var request = server.request("/stall")
         request.timeout = .milliseconds(150)
         let task = session.dataTask(with: request)
         bag.add(task, "timed-out task")
-        let response = await task.response()
+        let response = await task.response
         #expect(response.result.failureValue != nil)
     },
     OwnershipScenario(name: "cancelled while running") { session, server, _, bag in
@@ -183,7 +183,7 @@ let ownershipScenarios: [OwnershipScenario] = [
         task.resume()
         try await Task.sleep(for: .milliseconds(30))
         task.cancel()
-        #expect(await task.response().result.failureValue?.code == .cancelled)
+        #expect(await task.response.result.failureValue?.code == .cancelled)
     },
     OwnershipScenario(name: "suspended then resumed") { session, server, _, bag in
         let task = session.dataTask(with: server.request("/bytes/100000"))
@@ -192,7 +192,7 @@ let ownershipScenarios: [OwnershipScenario] = [
         task.suspend()
         try await Task.sleep(for: .milliseconds(10))
         task.resume()
-        #expect(try await task.value().readableBytes == 100_000)
+        #expect(try await task.value.readableBytes == 100_000)
     },
     OwnershipScenario(name: "refused by an invalidated session") { _, server, _, bag in
         let dead = makeSession()
@@ -200,7 +200,7 @@ let ownershipScenarios: [OwnershipScenario] = [
         let task = dead.dataTask(with: server.request("/bytes/1"))
         bag.add(task, "refused task")
         bag.add(dead, "invalidated session")
-        #expect(await task.response().result.failureValue?.code == .invalidated)
+        #expect(await task.response.result.failureValue?.code == .invalidated)
     },
     OwnershipScenario(name: "resumed and never awaited") { session, server, _, bag in
         let done = OnceFlag()
@@ -233,7 +233,7 @@ let ownershipScenarios: [OwnershipScenario] = [
         _ = await eventually(.seconds(2)) { task.state == .running }
         try await Task.sleep(for: .milliseconds(20))
         await session.invalidateAndCancel()
-        #expect(await task.response().result.failureValue?.code == .cancelled)
+        #expect(await task.response.result.failureValue?.code == .cancelled)
     },
     OwnershipScenario(name: "low-level connection, three exchanges") { _, server, _, bag in
         let connection = try await HTTP1Connection.connect(host: "127.0.0.1", port: server.port)

@@ -56,7 +56,7 @@ extension SessionTests {
                         $0.tls = TestTLS.client
                         $0.securityPolicy = policy
                     }
-                    let response = await session.dataTask(with: server.request("/bytes/10")).response()
+                    let response = await session.dataTask(with: server.request("/bytes/10")).response
                     if passes {
                         #expect(response.result.successValue != nil, "\(response.result)")
                     } else {

@@ -46,7 +46,7 @@ extension SessionTests {
                 let session = proxied(server)
                 let uri = try URI(parsing: "http://origin.test/hello#fragment")
                 for _ in 0..<2 {
-                    let body = try await session.dataTask(with: HTTPRequest(method: .get, uri: uri)).started.value()
+                    let body = try await session.dataTask(with: HTTPRequest(method: .get, uri: uri)).started.value
                     #expect(body.readableString == "via proxy")
                 }
                 let seen = log.all
@@ -79,12 +79,12 @@ extension SessionTests {
                 },
             ])) { server in
                 let session = proxied(server) { $0.authenticatesPreemptively = false }
-                let body = try await session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: "http://origin.test/auth"))).started.value()
+                let body = try await session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: "http://origin.test/auth"))).started.value
                 #expect(body.readableString == "in")
                 #expect(log.all.map { $0.headers.first(name: "Proxy-Authorization") } == [nil, basic])
                 #expect(log.all.map(\.indexOnConnection) == [1, 2])
 
-                let response = await session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: "http://origin.test/never"))).started.response()
+                let response = await session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: "http://origin.test/never"))).started.response
                 #expect(response.head?.status == 407)
                 #expect(log.all.count == 4)
                 await session.invalidateAndCancel()
@@ -110,7 +110,7 @@ extension SessionTests {
                 for _ in 0..<2 {
                     let task = try session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: "http://origin.test/inside"),
                                                                   headers: ["Proxy-Authorization": "Basic c2VjcmV0"]))
-                    let response = await task.started.response()
+                    let response = await task.started.response
                     #expect(response.body?.readableString == "inside")
                     #expect(response.metrics.proxyConnectStatus == 200 || response.metrics.connectCount == 0)
                 }
@@ -147,7 +147,7 @@ extension SessionTests {
                     $0.tunnelsHTTP = true
                     $0.authenticatesPreemptively = false
                 }
-                let body = try await session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: "http://origin.test/inside"))).started.value()
+                let body = try await session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: "http://origin.test/inside"))).started.value
                 #expect(body.readableString == "inside")
                 #expect(log.all.map { $0.headers.first(name: "Proxy-Authorization") } == [nil, basic])
                 #expect(log.all.map(\.indexOnConnection) == [1, 2])
@@ -161,7 +161,7 @@ extension SessionTests {
                 "origin.test:443": { _ in [.response(status: 403, headers: [], body: "forbidden")] },
             ])) { server in
                 let session = proxied(server)
-                let result = await session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: "https://origin.test/"))).started.response()
+                let result = await session.dataTask(with: HTTPRequest(method: .get, uri: try URI(parsing: "https://origin.test/"))).started.response
                 let error = failure(result.result)
                 #expect(error?.connectionError?.code == .proxyTunnelFailed)
                 #expect(error?.connectionError?.proxyStatus == 403)
@@ -186,7 +186,7 @@ extension SessionTests {
                 },
             ])) { server in
                 let session = proxied(server) { $0.tunnelsHTTP = true }
-                let result = await session.dataTask(with: HTTPRequest(method: .post, uri: try URI(parsing: "http://origin.test/cut"))).started.response()
+                let result = await session.dataTask(with: HTTPRequest(method: .post, uri: try URI(parsing: "http://origin.test/cut"))).started.response
                 let error = failure(result.result)
                 #expect(error?.curlExitCode == 18)
                 #expect(log.all.map(\.method) == ["CONNECT", "POST"])
@@ -208,7 +208,7 @@ extension SessionTests {
                     proxy.noProxy = "localhost, 127.0.0.0/8"
                     configuration.proxy = proxy
                 }
-                let body = try await session.dataTask(with: server.request("/direct", headers: ["Proxy-Authorization": "Basic eDp5"])).started.value()
+                let body = try await session.dataTask(with: server.request("/direct", headers: ["Proxy-Authorization": "Basic eDp5"])).started.value
                 #expect(body.readableString == "direct")
                 #expect(log.all.first?.target == "/direct")
                 #expect(log.all.first?.headers["Proxy-Authorization"].isEmpty == true)
@@ -220,11 +220,11 @@ extension SessionTests {
         func unreachable() async throws {
             let session = makeSession { $0.proxy = .url("http://proxy.invalid:3128") }
             let uri = try URI(parsing: "http://origin.test/")
-            let error = failure(await session.dataTask(with: HTTPRequest(method: .get, uri: uri)).started.response().result)
+            let error = failure(await session.dataTask(with: HTTPRequest(method: .get, uri: uri)).started.response.result)
             #expect(error?.curlExitCode == 5)
             #expect(error?.message == "Could not resolve proxy: proxy.invalid")
             let refused = makeSession { $0.proxy = .url("127.0.0.1:9") }
-            let second = failure(await refused.dataTask(with: HTTPRequest(method: .get, uri: uri)).started.response().result)
+            let second = failure(await refused.dataTask(with: HTTPRequest(method: .get, uri: uri)).started.response.result)
             #expect(second?.curlExitCode == 7)
             #expect(second?.connectionError?.proxy == "http://127.0.0.1:9")
             await session.invalidateAndCancel()

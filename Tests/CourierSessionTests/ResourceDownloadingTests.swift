@@ -35,7 +35,7 @@ extension SessionTests {
         static func downloader(_ session: Session, cache: (any ResourceCache<ByteBuffer>)?,
                                executor: CallbackExecutor = .immediate) -> ResourceDownloader<ByteBuffer> {
             ResourceDownloader<ByteBuffer>(cache: cache, callbackExecutor: executor) { request in
-                try await session.dataTask(with: request).value()
+                try await session.dataTask(with: request).value
             }
         }
 

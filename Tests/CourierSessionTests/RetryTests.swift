@@ -61,7 +61,7 @@ extension SessionTests {
                 let events = Recorder<TaskEvent>()
                 let task = session.dataTask(with: server.request("/r"))
                 task.setObserver { events.append($0) }
-                let response = await task.response()
+                let response = await task.response
                 #expect(response.head?.status == 200)
                 #expect(response.body?.readableString == "done", "only the final body reaches the caller")
                 #expect(count.count == 2)
@@ -84,7 +84,7 @@ extension SessionTests {
             try await withServer(scripted(["/r": attempts([[.response(status: 503, headers: ["Retry-After: \(date)"])],
                                                            [.response(body: "done")]], count: count)])) { server in
                 let session = makeSession { $0.retryPolicy = testPolicy(clock) }
-                let response = await session.dataTask(with: server.request("/r")).response()
+                let response = await session.dataTask(with: server.request("/r")).response
                 #expect(response.head?.status == 200)
                 #expect(clock.sleeps == [.seconds(12)])
                 await session.finishTasksAndInvalidate()
@@ -97,7 +97,7 @@ extension SessionTests {
             try await withServer(scripted(["/r": attempts([[.response(status: 429, headers: ["Retry-After: 86400"], body: "later")],
                                                            [.response(body: "done")]], count: count)])) { server in
                 let session = makeSession { $0.retryPolicy = testPolicy(clock) }
-                let response = await session.dataTask(with: server.request("/r")).response()
+                let response = await session.dataTask(with: server.request("/r")).response
                 #expect(response.head?.status == 429)
                 #expect(response.body?.readableString == "later")
                 #expect(count.count == 1)
@@ -114,7 +114,7 @@ extension SessionTests {
                 let session = makeSession {
                     $0.retryPolicy = testPolicy(clock) { p in p.random = { 0.5 } }
                 }
-                let response = await session.dataTask(with: server.request("/r")).response()
+                let response = await session.dataTask(with: server.request("/r")).response
                 // Two retries (the default), then the last answer is delivered.
                 #expect(response.head?.status == 503)
                 #expect(count.count == 3)
@@ -129,7 +129,7 @@ extension SessionTests {
             let clock = ManualRetryClock()
             try await withServer(scripted(["/r": attempts([[.reset], [.response(body: "done")]], count: count)])) { server in
                 let session = makeSession { $0.retryPolicy = testPolicy(clock) }
-                let response = await session.dataTask(with: server.request("/r")).response()
+                let response = await session.dataTask(with: server.request("/r")).response
                 #expect(response.head?.status == 200, "\(response.result)")
                 #expect(count.count == 2)
                 #expect(response.metrics.retryCount == 1)
@@ -143,7 +143,7 @@ extension SessionTests {
             try await withServer(scripted(["/r": attempts([[.text("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789"),
                                                             .pause(.milliseconds(50)), .reset]], count: count)])) { server in
                 let session = makeSession { $0.retryPolicy = testPolicy(clock) }
-                let response = await session.dataTask(with: server.request("/r")).response()
+                let response = await session.dataTask(with: server.request("/r")).response
                 guard case .failure(let error) = response.result else {
                     Issue.record("a cut body must fail")
                     return
@@ -166,11 +166,11 @@ extension SessionTests {
             }
             try await withServer(scripted(["/r": script])) { server in
                 let session = makeSession { $0.retryPolicy = testPolicy(clock) }
-                let plain = await session.dataTask(with: server.request(.post, "/r", body: .bytes(ByteBuffer(string: "a=1")))).response()
+                let plain = await session.dataTask(with: server.request(.post, "/r", body: .bytes(ByteBuffer(string: "a=1")))).response
                 #expect(plain.head?.status == 503)
                 #expect(count.count == 1, "a POST is not idempotent: sent once")
                 let keyed = await session.dataTask(with: server.request(.post, "/r", headers: ["Idempotency-Key": "k-1"],
-                                                                        body: .bytes(ByteBuffer(string: "a=1")))).response()
+                                                                        body: .bytes(ByteBuffer(string: "a=1")))).response
                 #expect(keyed.head?.status == 200)
                 #expect(count.count == 3)
                 #expect(bodies.all == [Array("a=1".utf8), Array("a=1".utf8), Array("a=1".utf8)], "the same body each time")
@@ -183,7 +183,7 @@ extension SessionTests {
             let clock = ManualRetryClock()
             try await withServer(scripted(["/r": attempts([[.response(status: 503)], [.response(body: "done")]], count: count)])) { server in
                 let session = makeSession { $0.retryPolicy = testPolicy(clock) }
-                let response = await session.uploadTask(with: server.request(.put, "/r"), from: .stream(length: 5, OnePassStream())).response()
+                let response = await session.uploadTask(with: server.request(.put, "/r"), from: .stream(length: 5, OnePassStream())).response
                 #expect(response.head?.status == 503)
                 #expect(count.count == 1)
                 await session.finishTasksAndInvalidate()
@@ -198,7 +198,7 @@ extension SessionTests {
                     $0.totalTimeout = .milliseconds(300)
                     $0.retryPolicy = testPolicy(clock)
                 }
-                let response = await session.dataTask(with: server.request("/r")).response()
+                let response = await session.dataTask(with: server.request("/r")).response
                 #expect(response.head?.status == 200, "\(response.result)")
                 #expect(count.count == 2)
                 #expect(response.metrics.retryCount == 1)
@@ -218,7 +218,7 @@ extension SessionTests {
                 }
                 var retries: [Int] = []
                 for _ in 0..<4 {
-                    let response = await session.dataTask(with: server.request("/r")).response()
+                    let response = await session.dataTask(with: server.request("/r")).response
                     #expect(response.head?.status == 503)
                     retries.append(response.metrics.retryCount)
                 }
@@ -239,12 +239,12 @@ extension SessionTests {
             try await withServer(scripted(["/first": { _ in [.response(body: "one"), .pause(.milliseconds(100)), .close] },
                                            "/r": attempts([[.response(body: "two")]], count: count)])) { server in
                 let session = makeSession { $0.retryPolicy = testPolicy(clock) }
-                _ = await session.dataTask(with: server.request("/first")).response()
+                _ = await session.dataTask(with: server.request("/first")).response
                 try await Task.sleep(for: .milliseconds(300))
                 let events = Recorder<TaskEvent>()
                 let task = session.dataTask(with: server.request("/r"))
                 task.setObserver { events.append($0) }
-                let response = await task.response()
+                let response = await task.response
                 #expect(response.body?.readableString == "two", "\(response.result)")
                 #expect(response.metrics.retryCount == 0)
                 #expect(!events.all.contains { if case .retry = $0 { return true } else { return false } })
@@ -257,7 +257,7 @@ extension SessionTests {
             let count = Counter()
             try await withServer(scripted(["/r": attempts([[.response(status: 503)], [.response(body: "done")]], count: count)])) { server in
                 let session = makeSession()
-                let response = await session.dataTask(with: server.request("/r")).response()
+                let response = await session.dataTask(with: server.request("/r")).response
                 #expect(response.head?.status == 503)
                 #expect(count.count == 1)
                 await session.finishTasksAndInvalidate()

@@ -17,14 +17,14 @@ extension SessionTests {
                 let session = makeSession()
                 let before = SessionSplicers.bytesSpliced
                 let size = 20_000_003
-                let result = await session.downloadTask(with: server.request("/bytes/\(size)")) { _, _ in directory + "/big.bin" }.result()
+                let result = await session.downloadTask(with: server.request("/bytes/\(size)")) { _, _ in directory + "/big.bin" }.response
                 #expect(result.result.successValue == directory + "/big.bin")
                 #expect(readFile(directory + "/big.bin") == pattern(size))
                 let spliced = SessionSplicers.bytesSpliced - before
                 #expect(spliced > UInt64(size) / 2, "only \(spliced) of \(size) bytes were spliced")
                 #expect(result.metrics.bytesReceived == UInt64(size))
                 // The keep-alive connection survived the loan.
-                let again = await session.dataTask(with: server.request("/bytes/10")).response()
+                let again = await session.dataTask(with: server.request("/bytes/10")).response
                 #expect(again.metrics.connectCount == 0, "the next request reused the connection")
                 #expect(server.acceptedConnections == 1)
                 await session.finishTasksAndInvalidate()
@@ -37,7 +37,7 @@ extension SessionTests {
             try await withServer { server in
                 let session = makeSession { $0.splicesDownloads = false }
                 let before = SessionSplicers.bytesSpliced
-                let result = await session.downloadTask(with: server.request("/bytes/5000000")) { _, _ in directory + "/b.bin" }.result()
+                let result = await session.downloadTask(with: server.request("/bytes/5000000")) { _, _ in directory + "/b.bin" }.response
                 #expect(result.result.successValue != nil)
                 #expect(readFile(directory + "/b.bin") == pattern(5_000_000))
                 #expect(SessionSplicers.bytesSpliced == before)
@@ -50,7 +50,7 @@ extension SessionTests {
             defer { removeTree(directory) }
             try await withServer(scripted(["/cut": truncatedBody(length: 10_000_000, sent: 3_000_000)])) { server in
                 let session = makeSession()
-                let result = await session.downloadTask(with: server.request("/cut"), keepsPartialData: false) { _, _ in directory + "/cut.bin" }.result()
+                let result = await session.downloadTask(with: server.request("/cut"), keepsPartialData: false) { _, _ in directory + "/cut.bin" }.response
                 #expect(result.result.failureValue?.curlExitCode == 18)
                 #expect(listDirectory(directory).isEmpty, "no partial file is left")
                 await session.finishTasksAndInvalidate()
@@ -64,7 +64,7 @@ extension SessionTests {
             try await withServer(scripted(["/stall": script])) { server in
                 let session = makeSession { $0.idleTimeout = .milliseconds(400) }
                 let started = ContinuousClock.now
-                let result = await session.downloadTask(with: server.request("/stall"), keepsPartialData: false) { _, _ in directory + "/s.bin" }.result()
+                let result = await session.downloadTask(with: server.request("/stall"), keepsPartialData: false) { _, _ in directory + "/s.bin" }.response
                 #expect(result.result.failureValue?.curlExitCode == 28)
                 #expect(ContinuousClock.now - started < .seconds(5))
                 #expect(listDirectory(directory).isEmpty)
@@ -84,7 +84,7 @@ extension SessionTests {
                 task.resume()
                 #expect(await eventually { (progress.all.last?.completed ?? 0) >= 1_000_000 })
                 task.cancel()
-                let result = await task.result()
+                let result = await task.response
                 #expect(result.result.failureValue?.code == .cancelled)
                 #expect(listDirectory(directory).isEmpty)
                 await session.finishTasksAndInvalidate()

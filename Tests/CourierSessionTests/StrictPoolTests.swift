@@ -96,7 +96,7 @@ struct StrictPoolChild {
             // The upload's reader now waits in open(2). Twenty GETs on the same session must
             // still finish: the pool's one thread is free.
             for index in 0..<20 {
-                let body = try await session.dataTask(with: server.request("/echo?n=\(index)")).value()
+                let body = try await session.dataTask(with: server.request("/echo?n=\(index)")).value
                 #expect(body.readableBytes >= 0)
             }
             #expect(received.all.isEmpty, "the upload cannot have finished: its FIFO has no writer yet")
@@ -106,7 +106,7 @@ struct StrictPoolChild {
             let text = Array("from the fifo".utf8)
             #expect(write(writer, text, text.count) == text.count)
             close(writer)
-            let answer = try await upload.value()
+            let answer = try await upload.value
             #expect(answer.readableString == "stored")
             #expect(received.all.first?.body == text)
             await session.finishTasksAndInvalidate()

@@ -77,7 +77,7 @@ let benchmarks: @Sendable () -> Void = {
               configuration: courierConfiguration(maxIterations: 50, seconds: 5)) { benchmark in
         for _ in benchmark.scaledIterations {
             for request in requests {
-                let body = try await session.dataTask(with: request).value()
+                let body = try await session.dataTask(with: request).value
                 blackHole(body.readableBytes)
             }
         }
@@ -108,7 +108,7 @@ let benchmarks: @Sendable () -> Void = {
         var atThousand = 0
         var peak = 0
         for i in 1...soakRequests {
-            let body = try await soak.dataTask(with: requests[i % requests.count]).value()
+            let body = try await soak.dataTask(with: requests[i % requests.count]).value
             blackHole(body.readableBytes)
             if i == 1_000 { atThousand = residentBytes() }
             if i > 1_000 && i % 10_000 == 0 { peak = max(peak, residentBytes()) }

@@ -133,7 +133,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     // The exchange in progress (response side).
     /// The final head, decoded and not yet taken by `receiveHead`.
-    var decodedHead: HTTP1ResponseHead?
+    var decodedHead: HTTPResponseHead?
     var headTaken = false
     var responseFraming: BodyFraming?
     /// Decoded body slices nobody has taken yet, and their size.
@@ -573,9 +573,7 @@ final class ConnectionCore: @unchecked Sendable {
                     continue
                 case .responseHead(let head, let framing):
                     responseFraming = framing
-                    decodedHead = HTTP1ResponseHead(status: head.status, version: head.version,
-                                                    reason: head.reasonPhrase.readableString,
-                                                    headers: head.headers.headers)
+                    decodedHead = HTTPResponseHead(head)
                     // A final response before the 100: the server decided without the body.
                     if awaitingContinue { endContinueWait(.finalResponse) }
                 case .bodyPart(let slice):
@@ -589,8 +587,7 @@ final class ConnectionCore: @unchecked Sendable {
                     if tunnelRequested {
                         // A proxy's 2xx to CONNECT (the machine never gives a body to it): the
                         // head is the exchange's answer, and what follows belongs to the tunnel.
-                        decodedHead = HTTP1ResponseHead(status: head.status, version: head.version,
-                                                        reason: head.reasonPhrase.readableString, headers: head.headers.headers)
+                        decodedHead = HTTPResponseHead(head)
                         tunnelPending = true
                         tunnelLeftover = leftover
                         return
@@ -617,8 +614,7 @@ final class ConnectionCore: @unchecked Sendable {
             switch event {
             case .responseHead(let head, let framing):
                 responseFraming = framing
-                decodedHead = HTTP1ResponseHead(status: head.status, version: head.version,
-                                                reason: head.reasonPhrase.readableString, headers: head.headers.headers)
+                decodedHead = HTTPResponseHead(head)
             case .bodyPart(let slice): appendPending(slice)
             case .interimResponse: continue
             default: return

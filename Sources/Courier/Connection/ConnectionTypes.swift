@@ -1,18 +1,10 @@
-// The values ConnectionCore hands to HTTP1Connection: a response head, decoded body batches, a
+// The values ConnectionCore hands to HTTP1Connection: decoded body batches, the start of a response, a
 // lent body, and the outcome of a loop-side operation.
 
 import CourierBytes
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
-
-/// The parts of a final response head a caller gets (owned copies).
-struct HTTP1ResponseHead: Sendable {
-    var status: Int
-    var version: HTTPVersion
-    var reason: String
-    var headers: HTTPHeaders
-}
 
 /// Body bytes handed over in one pull: everything decoded so far, in order.
 struct BodyBatch: Sendable {
@@ -28,7 +20,7 @@ struct BodyBatch: Sendable {
 
 /// The final head of a response, with the body bytes decoded together with it.
 struct ResponseStart: Sendable {
-    var head: HTTP1ResponseHead
+    var head: HTTPResponseHead
     /// Identifies the exchange, so a body iterator of an earlier response cannot read a later one.
     var exchange: Int
     var body: BodyBatch

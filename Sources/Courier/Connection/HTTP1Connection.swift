@@ -282,10 +282,9 @@ public final class HTTP1Connection: Sendable {
         }
         try await sendHead(encoded: encoded, method: .connect, headers: headers)
         let response = try await receiveResponse()
-        let exchange = TunnelExchange(requestHead: encoded.bytes.joined, version: response.version, status: response.status,
-                                      reason: response.reasonPhrase, headers: response.headers)
-        if response.status / 100 == 2 {
-            return TunnelReply(exchange: exchange, status: response.status, asksForBasic: false, reusable: false)
+        let exchange = TunnelExchange(requestHead: encoded.bytes.joined, response: response.head)
+        if response.head.status / 100 == 2 {
+            return TunnelReply(exchange: exchange, status: response.head.status, asksForBasic: false, reusable: false)
         }
         var reusable = true
         var dropped = 0
@@ -297,10 +296,10 @@ public final class HTTP1Connection: Sendable {
         } catch {
             reusable = false
         }
-        let asksForBasic = response.headers["Proxy-Authenticate"].contains { value in
+        let asksForBasic = response.head.headers["Proxy-Authenticate"].contains { value in
             value.utf8.count >= 5 && value.utf8.prefix(5).map { $0 | 0x20 } == Array("basic".utf8)
         }
-        return TunnelReply(exchange: exchange, status: response.status, asksForBasic: asksForBasic, reusable: reusable && isReusable)
+        return TunnelReply(exchange: exchange, status: response.head.status, asksForBasic: asksForBasic, reusable: reusable && isReusable)
     }
 
     /// The server-trust step after a handshake: the challenge handler first (AFNetworking asks its
@@ -508,9 +507,7 @@ public final class HTTP1Connection: Sendable {
         let bodyWithHead = !core.isOnLoop
         let start = try await perform({ core in core.receiveHead(bodyWithHead: bodyWithHead) },
                                       wait: { core, waiter in core.waitForHead(waiter) })
-        let head = start.head
-        return HTTP1Response(status: head.status, version: head.version, reasonPhrase: head.reason, headers: head.headers,
-                             expectContinue: start.continueOutcome,
+        return HTTP1Response(head: start.head, expectContinue: start.continueOutcome,
                              body: HTTP1ResponseBody(connection: self, exchange: start.exchange, prefetched: start.body))
     }
 
@@ -656,10 +653,8 @@ struct ProxyRoute: Sendable, Hashable {
 struct TunnelExchange: Sendable {
     /// The request head's bytes, as sent.
     var requestHead: [UInt8]
-    var version: HTTPVersion
-    var status: Int
-    var reason: String
-    var headers: HTTPHeaders
+    /// The proxy's response head.
+    var response: HTTPResponseHead
 }
 
 /// The proxy's reply to one CONNECT.

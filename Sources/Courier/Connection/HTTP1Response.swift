@@ -1,20 +1,16 @@
-// A response received on an HTTP1Connection: the head as owned values and the body as an
+// A response received on an HTTP1Connection: the head (an HTTPResponseHead) and the body as an
 // AsyncSequence of zero-copy slices of the receive buffer, read on demand (design §4).
 
 import CourierBytes
 import CourierHTTP1
 import Synchronization
 
-/// A final response: status, version, fields, and the body stream.
+/// A final response: its head and the body stream.
 public struct HTTP1Response: Sendable {
-    /// The status code (200–599).
-    public let status: Int
-    /// The response's HTTP version.
-    public let version: HTTPVersion
-    /// The reason phrase as sent (may be empty).
-    public let reasonPhrase: String
-    /// The header fields, in order (owned copies).
-    public let headers: HTTPHeaders
+    /// The final head (status 101 or 200–999; interim 1xx heads are skipped): version, status,
+    /// reason phrase and fields as owned copies — the same `HTTPResponseHead` the session's tasks
+    /// hand out.
+    public let head: HTTPResponseHead
     /// How the wait for 100 Continue ended when the request carried `Expect: 100-continue` and
     /// a body; nil otherwise.
     public let expectContinue: ExpectContinueOutcome?

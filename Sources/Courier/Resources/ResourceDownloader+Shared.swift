@@ -10,7 +10,7 @@ import CourierBytes
 private let sharedByteDownloader: ResourceDownloader<ByteBuffer> = {
     let session = Session()
     return ResourceDownloader<ByteBuffer>(cache: AutoPurgingCache<String, ByteBuffer>()) { request in
-        try await session.dataTask(with: request).value()
+        try await session.dataTask(with: request).value
     }
 }()
 

@@ -359,6 +359,6 @@ extension ResourceDownloader {
         prioritization: DownloadPrioritization = .fifo, cache: AutoPurgingCache<String, Decoded>? = nil
     ) where Serializer.Value == Decoded {
         self.init(maximumActiveDownloads: maximumActiveDownloads, prioritization: prioritization, cache: cache,
-                  fetch: { request in try await session.dataTask(with: request, serializer: serializer).value() })
+                  fetch: { request in try await session.dataTask(with: request, serializer: serializer).value })
     }
 }

@@ -1,6 +1,6 @@
-// HTTPResponseHead: what a response serializer sees of a response besides its body — the status, the
-// header fields, and the media type parsed from Content-Type (NSURLResponse's MIMEType and
-// textEncodingName).
+// HTTPResponseHead: a response head as Courier's public API hands it out — version, status, reason
+// phrase, header fields — and the media type parsed from Content-Type on demand (NSURLResponse's
+// MIMEType and textEncodingName).
 //
 // Content-Type (RFC 9110 §8.3.1): `type "/" subtype *( OWS ";" OWS parameter )`, parameter
 // `token "=" ( token / quoted-string )`. Type, subtype and parameter names are case-insensitive
@@ -11,36 +11,54 @@
 import CourierBytes
 import CourierHTTP1
 
-/// A response's status, fields and media type.
+/// A response head: version, status, reason phrase and fields, with the media type and charset of
+/// its Content-Type (NSHTTPURLResponse's statusCode, allHeaderFields, MIMEType and
+/// textEncodingName).
+///
+/// The one head type above the wire: task outcomes (`TaskResponse.head`), task events
+/// (`TaskEvent.responseHead`), response serializers, the session's hooks, `HTTPClient`'s verbs and
+/// the low-level `HTTP1Connection` all hand out this type. Its fields are owned copies; the
+/// zero-copy view the parser produces stays inside `CourierHTTP1`.
 public struct HTTPResponseHead: Sendable {
+    /// The HTTP version of the status line.
+    public var version: HTTPVersion
     /// The status code.
     public var status: Int
-    /// The header fields.
+    /// The reason phrase as sent (may be empty; clients should not act on it, RFC 9112 §4).
+    public var reason: String
+    /// The header fields, in the order received.
     public var headers: HTTPHeaders
-    /// `type/subtype` from Content-Type, lower case, or nil when absent or malformed.
-    public var mimeType: String?
-    /// The `charset` parameter of Content-Type, lower case and unquoted, or nil.
-    public var charset: String?
 
-    /// Creates a head; the media type and charset are parsed from the first Content-Type field.
-    /// - Parameters:
-    ///   - status: the status code.
-    ///   - headers: the header fields.
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders()) {
-        self.status = status
-        self.headers = headers
-        if let value = headers.first(name: "Content-Type"), let parsed = HTTPResponseHead.parseContentType(value) {
-            mimeType = parsed.mimeType
-            charset = parsed.charset
-        }
+    /// `type/subtype` from the first Content-Type field, lower case, or nil when absent or
+    /// malformed. Computed from `headers` when asked for, so it always matches them.
+    public var mimeType: String? { contentType?.mimeType }
+
+    /// The `charset` parameter of the first Content-Type field, lower case and unquoted, or nil.
+    /// Computed from `headers` when asked for.
+    public var charset: String? { contentType?.charset }
+
+    private var contentType: (mimeType: String, charset: String?)? {
+        headers.first(name: "Content-Type").flatMap(HTTPResponseHead.parseContentType)
     }
 
-    /// Creates a head from a parsed HTTP/1.1 response head (fields copied as text).
+    /// Creates a head.
+    /// - Parameters:
+    ///   - version: the HTTP version of the status line; default HTTP/1.1.
+    ///   - status: the status code.
+    ///   - reason: the reason phrase; default empty.
+    ///   - headers: the header fields.
+    public init(version: HTTPVersion = .http1_1, status: Int, reason: String = "", headers: HTTPHeaders = HTTPHeaders()) {
+        self.version = version
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+    }
+
+    /// Copies a head from the zero-copy parser (fields and reason as text).
     /// - Parameter head: the head from `ResponseHeadParser`.
-    public init(_ head: CourierHTTP1.ResponseHead) {
-        var headers = HTTPHeaders()
-        for field in head.headers { headers.add(name: field.name.readableString, value: field.value.readableString) }
-        self.init(status: head.status, headers: headers)
+    package init(_ head: CourierHTTP1.ResponseHead) {
+        self.init(version: head.version, status: head.status, reason: head.reasonPhrase.readableString,
+                  headers: head.headers.headers)
     }
 
     /// Parses a Content-Type value.

@@ -7,18 +7,6 @@ import CourierBytes
 import CourierURL
 import Synchronization
 
-/// What a data task produced (AFNetworking's completion arguments).
-public struct TaskResponse<Value: Sendable>: Sendable {
-    /// The final response head; nil when no response arrived (transport error, cancellation).
-    public var head: HTTPResponseHead?
-    /// The raw (decoded) body, when one was read.
-    public var body: ByteBuffer?
-    /// The serializer's value, or why there is none.
-    public var result: Result<Value, SessionError>
-    /// What the task measured.
-    public var metrics: TaskMetrics
-}
-
 /// Collects a body in memory, up to a limit.
 final class BufferSink: ResponseSink {
     private let limit: Int
@@ -33,7 +21,7 @@ final class BufferSink: ResponseSink {
         self.taskIdentifier = taskIdentifier
     }
 
-    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
+    func begin(_ head: HTTPResponseHead, request: HTTPRequest) async throws(SessionError) {
         if let handler = hooks?.withLock({ $0.receivedResponse }) {
             let received = ReceivedResponse(taskIdentifier: taskIdentifier, head: head, url: request.uri)
             // User code runs off the loop.
@@ -68,8 +56,10 @@ final class BufferSink: ResponseSink {
     }
 }
 
-/// A task whose body is buffered and serialized.
-public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable {
+/// A task whose body is buffered and serialized: a data task, or an upload task (the same type,
+/// with a request body from an `UploadSource`). Its outcome reads as every task's does
+/// (`ResponseTask`): `try await task.value`, `await task.result`, `await task.response`.
+public final class DataTask<Value: Sendable>: TaskCoreOwner, ResponseTask, @unchecked Sendable {
     // @unchecked: every stored property is immutable and Sendable; the generic parameter only
     // appears in the Sendable `OnceValue`.
     let core: TaskCore
@@ -136,31 +126,23 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, @unchecked Sendable
     }
 
     /// Resumes the task if it never ran and waits for it to complete (a task paused with
-    /// `suspend()` stays paused until someone resumes it).
-    /// - Returns: head, body, value or error, metrics.
-    public func response() async -> TaskResponse<Value> {
-        if !core.hasStarted { core.resume() }
-        return await outcome.wait()
+    /// `suspend()` stays paused until someone resumes it): the serializer's value or the error,
+    /// the head, the raw body and the metrics. A transport error skips the serializer; a
+    /// serializer's error comes with the head and body it judged.
+    public var response: TaskResponse<Value> {
+        get async {
+            if !core.hasStarted { core.resume() }
+            return await outcome.wait()
+        }
     }
 
-    /// Resumes the task if needed and returns the serializer's value.
-    /// - Returns: the value.
-    /// - Throws: `SessionError`.
-    public func value() async throws(SessionError) -> Value {
-        if !core.hasStarted { core.resume() }
-        return try await outcome.wait().result.get()
-    }
-
-    /// Calls `handler` with the outcome on `executor` when the task completes.
+    /// Calls `handler` with the outcome on `executor` when the task completes (it does not resume
+    /// the task).
     /// - Parameters:
     ///   - executor: where the handler runs.
     ///   - handler: the completion handler.
-    public func onCompletion(on executor: CallbackExecutor = .task, _ handler: @escaping @Sendable (TaskResponse<Value>) -> Void) {
-        let outcome = self.outcome
-        Task {
-            let value = await outcome.wait()
-            executor.run { handler(value) }
-        }
+    public func onCompletion(on executor: CallbackExecutor, _ handler: @escaping @Sendable (TaskResponse<Value>) -> Void) {
+        outcome.whenSet(on: executor, handler)
     }
 }
 

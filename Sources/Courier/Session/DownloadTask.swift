@@ -89,18 +89,6 @@ public struct ResumeData: Sendable, Equatable, Codable {
     }
 }
 
-/// What a download task produced.
-public struct DownloadResult: Sendable {
-    /// The final response head, when one arrived.
-    public var head: HTTPResponseHead?
-    /// The final path on success.
-    public var result: Result<String, SessionError>
-    /// How to continue after a failure, when the partial bytes were kept.
-    public var resumeData: ResumeData?
-    /// What the task measured.
-    public var metrics: TaskMetrics
-}
-
 /// Where a download goes and how: the path, and what to do about what is already there.
 public struct DownloadDestination: Sendable {
     /// The file (or device, FIFO, /dev/stdout) to write.
@@ -212,7 +200,7 @@ final class FileSink: ResponseSink {
     var resumeData: ResumeData? { state.withLock { $0.resumeData } }
     var finalPath: String? { state.withLock { $0.finalPath } }
 
-    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
+    func begin(_ head: HTTPResponseHead, request: HTTPRequest) async throws(SessionError) {
         let url = request.uri.redactedDescription
         // Kept before any check, so a refused response (416, a mismatch) is still reported.
         state.withLock { $0.head = head }
@@ -475,17 +463,19 @@ final class FileSink: ResponseSink {
     }
 }
 
-/// A task that downloads to a file.
-public final class DownloadTask: TaskCoreOwner, Sendable {
+/// A task that downloads to a file. Its outcome reads as every task's does (`ResponseTask`):
+/// `try await task.value` is the file's final path; `await task.response` adds the head, the
+/// error and, after a failure that kept bytes, the `resumeData` to continue from.
+public final class DownloadTask: TaskCoreOwner, ResponseTask, Sendable {
     let core: TaskCore
-    private let outcome = OnceValue<DownloadResult>()
+    private let outcome = OnceValue<TaskResponse<String>>()
 
     /// A task that has already failed with `error` before anything was sent (a resume record
     /// whose URL does not parse).
     init(session: SessionStorage, failing error: SessionError, resume: ResumeData?) {
         LiveObjects.created(.task)
         core = TaskCore(identifier: session.refusedIdentifier())
-        outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: TaskMetrics(effectiveURL: "")))
+        outcome.set(TaskResponse(head: nil, result: .failure(error), metrics: TaskMetrics(effectiveURL: ""), resumeData: resume))
         core.markCompleted()
     }
 
@@ -495,8 +485,8 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
         let url = request.uri.redactedDescription
         guard let core = session.register() else {
             core = TaskCore(identifier: session.refusedIdentifier())
-            outcome.set(DownloadResult(head: nil, result: .failure(SessionError(.invalidated, "the session was invalidated", url: url)),
-                                       resumeData: resume, metrics: TaskMetrics(effectiveURL: url)))
+            outcome.set(TaskResponse(head: nil, result: .failure(SessionError(.invalidated, "the session was invalidated", url: url)),
+                                     metrics: TaskMetrics(effectiveURL: url), resumeData: resume))
             core.markCompleted()
             return
         }
@@ -527,15 +517,15 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
                                 onMoved: { path in session.post(.downloadMoved(identifier, to: path)) },
                                 onMoveFailed: { error in session.post(.downloadMoveFailed(identifier, error: error)) })
             let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: isRange)
-            let result: DownloadResult
+            let result: TaskResponse<String>
             do throws(SessionError) {
                 let final = try await transfer.run(prepared, sink: sink)
                 metrics.update { $0.effectiveURL = final.request.uri.redactedDescription }
-                result = DownloadResult(head: final.head, result: .success(sink.finalPath ?? ""), resumeData: nil, metrics: metrics.finish())
+                result = TaskResponse(head: final.head, result: .success(sink.finalPath ?? ""), metrics: metrics.finish())
             } catch {
                 // Resume data: the kept partial file, else the record we started from (untouched).
-                result = DownloadResult(head: sink.head, result: .failure(error), resumeData: sink.resumeData ?? resume,
-                                        metrics: metrics.finish())
+                result = TaskResponse(head: sink.head, result: .failure(error), metrics: metrics.finish(),
+                                      resumeData: sink.resumeData ?? resume)
             }
             await core.callbacksDrained()  // the last progress value and event come before completion
             core.markCompleted()
@@ -547,7 +537,7 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
             core.markCompleted()
             let metrics = TaskMetrics(effectiveURL: url)
             session.taskFinished(core.identifier, error: error, metrics: metrics)
-            outcome.set(DownloadResult(head: nil, result: .failure(error), resumeData: resume, metrics: metrics))
+            outcome.set(TaskResponse(head: nil, result: .failure(error), metrics: metrics, resumeData: resume))
         })
     }
 
@@ -558,10 +548,21 @@ public final class DownloadTask: TaskCoreOwner, Sendable {
         if !core.hasStarted { core.cancel() }
     }
 
-    /// Resumes the task if it never ran and waits for it to complete.
-    /// - Returns: the final path or the error, with resume data after a failure.
-    public func result() async -> DownloadResult {
-        if !core.hasStarted { core.resume() }
-        return await outcome.wait()
+    /// Resumes the task if it never ran and waits for it to complete: the final path or the
+    /// error, the head, the metrics, and resume data after a failure.
+    public var response: TaskResponse<String> {
+        get async {
+            if !core.hasStarted { core.resume() }
+            return await outcome.wait()
+        }
+    }
+
+    /// Calls `handler` with the outcome on `executor` when the task completes (it does not resume
+    /// the task).
+    /// - Parameters:
+    ///   - executor: where the handler runs.
+    ///   - handler: the completion handler.
+    public func onCompletion(on executor: CallbackExecutor, _ handler: @escaping @Sendable (TaskResponse<String>) -> Void) {
+        outcome.whenSet(on: executor, handler)
     }
 }

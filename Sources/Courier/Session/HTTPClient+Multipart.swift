@@ -39,7 +39,7 @@ extension HTTPClient {
                                            constructingBody: constructingBody)
         if let uploadProgress { task.setProgressHandler(upload: uploadProgress, download: nil) }
         task.resume()
-        return try HTTPClient.unwrap(await task.response())
+        return try HTTPClient.unwrap(await task.response)
     }
 
     /// A multipart POST serialized by the client's response serializer.

@@ -235,7 +235,7 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
     ) async throws(SessionError) -> (value: Serializer.Value, response: HTTPResponseHead) {
         let task = try dataTask(method, path, parameters: parameters, headers: headers, serializer: serializer)
         task.resume()
-        return try HTTPClient.unwrap(await task.response())
+        return try HTTPClient.unwrap(await task.response)
     }
 
     /// Runs `method` on `path` and returns the serialized value with the response head.
@@ -318,7 +318,7 @@ public final class HTTPClient<RequestSerializerType: RequestSerializer, Response
         async throws(SessionError) -> HTTPResponseHead {
         let task = try dataTask(.head, path, parameters: parameters, headers: headers)
         task.resume()
-        let response = await task.response()
+        let response = await task.response
         if case .failure(let error) = response.result, error.code != .serialization { throw error }
         if case .failure(let error) = response.result, error.serializationError?.hasCode(.unacceptableStatusCode) == true { throw error }
         guard let head = response.head else { throw SessionError(.connection, "no response") }

@@ -55,34 +55,15 @@ public struct TransferProgress: Sendable, Hashable {
     }
 }
 
-/// A response head as received: version, status, reason phrase and fields.
-public struct ResponseHeadInfo: Sendable {
-    /// The HTTP version of the status line.
-    public var version: HTTPVersion
-    /// The status code.
-    public var status: Int
-    /// The reason phrase.
-    public var reason: String
-    /// The header fields, in the order received.
-    public var headers: HTTPHeaders
-
-    /// Creates a head description.
-    public init(version: HTTPVersion, status: Int, reason: String, headers: HTTPHeaders) {
-        self.version = version
-        self.status = status
-        self.reason = reason
-        self.headers = headers
-    }
-}
-
 /// What happens during a task, in order, for tracing (curl `-v`) and write-out variables.
 public enum TaskEvent: Sendable {
     /// A connection is ready for the next request (new or reused).
     case connected(host: String, port: UInt16, address: String?, reused: Bool, tls: Bool)
     /// The exact bytes of a request head that were sent (every redirect hop too).
     case requestHead(ByteBuffer)
-    /// A response head received (redirect responses too).
-    case responseHead(ResponseHeadInfo)
+    /// A response head received (redirect responses, 401s, a proxy's CONNECT answers and heads
+    /// served from the cache too).
+    case responseHead(HTTPResponseHead)
     /// A redirect is being followed.
     case redirect(from: URI, to: URI, status: Int)
     /// The cookie jar stored a cookie from a Set-Cookie field of the response head just

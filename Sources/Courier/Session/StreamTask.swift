@@ -180,25 +180,31 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     }
 }
 
-/// The final response of a stream task: its head, and the body still to be read.
+/// The value of a stream task: the final head, and the body still to be read.
 public struct StreamedResponse: Sendable {
-    /// The head as the serializers see it.
+    /// The final response head.
     public var head: HTTPResponseHead
-    /// The head as received (version, reason phrase).
-    public var info: ResponseHeadInfo
     /// The URL of the request that got this response (after redirects).
     public var url: String
     /// The body.
     public var body: ResponseBodyStream
 }
 
-/// Delivers the head to `response()` and slices through the channel.
+/// Delivers the head (the task's outcome) and then slices through the channel.
 final class StreamSink: ResponseSink {
     let channel = BodyChannel()
-    let head = OnceValue<Result<(HTTPResponseHead, ResponseHeadInfo, String), SessionError>>()
+    /// The head and the URL it answered, with the metrics so far; or the failure before it.
+    let head = OnceValue<(Result<(HTTPResponseHead, String), SessionError>, TaskMetrics)>()
+    /// The running transfer's metrics, for the figures up to the head.
+    let recorder = Mutex<MetricsRecorder?>(nil)
 
-    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
-        self.head.set(.success((head, info, request.uri.redactedDescription)))
+    private var metricsSoFar: TaskMetrics { recorder.withLock { $0?.snapshot } ?? TaskMetrics(effectiveURL: "") }
+
+    func begin(_ head: HTTPResponseHead, request: HTTPRequest) async throws(SessionError) {
+        let url = request.uri.redactedDescription
+        var metrics = metricsSoFar
+        metrics.effectiveURL = url
+        self.head.set((.success((head, url)), metrics))
     }
 
     func write(_ bytes: ByteBuffer) async throws(SessionError) { try await channel.send(bytes) }
@@ -206,13 +212,15 @@ final class StreamSink: ResponseSink {
     func finish() async throws(SessionError) { channel.close(.success(())) }
 
     func abort(_ error: SessionError, begun: Bool) async {
-        head.set(.failure(error))
+        head.set((.failure(error), metricsSoFar))
         channel.close(.failure(error))
     }
 }
 
-/// A task whose response body streams with back-pressure.
-public final class StreamTask: TaskCoreOwner, Sendable {
+/// A task whose response body streams with back-pressure. Its outcome reads as every task's does
+/// (`ResponseTask`) and is known as soon as the final head arrives (after redirects): `try await
+/// task.value` is a `StreamedResponse` — the head, and the body to iterate.
+public final class StreamTask: TaskCoreOwner, ResponseTask, Sendable {
     let core: TaskCore
     private let sink = StreamSink()
     private let finalMetrics = OnceValue<TaskMetrics>()
@@ -233,6 +241,7 @@ public final class StreamTask: TaskCoreOwner, Sendable {
         let finalMetrics = self.finalMetrics
         core.install(work: { core in
             let metrics = MetricsRecorder(url: url)
+            sink.recorder.withLock { $0 = metrics }
             let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false)
             var failure: SessionError?
             do throws(SessionError) {
@@ -264,15 +273,47 @@ public final class StreamTask: TaskCoreOwner, Sendable {
         if !core.hasStarted { core.cancel() }
     }
 
-    /// Resumes the task if it never ran, follows redirects, and returns the final head; the body
-    /// streams from the returned value.
-    /// - Returns: the response.
-    /// - Throws: `SessionError` (transport, redirect, cancellation).
-    public func response() async throws(SessionError) -> StreamedResponse {
-        if let refused { throw refused }
-        if !core.hasStarted { core.resume() }
-        let (head, info, url) = try await sink.head.wait().get()
-        return StreamedResponse(head: head, info: info, url: url, body: ResponseBodyStream(channel: sink.channel, task: core))
+    /// Resumes the task if it never ran and waits for the final head (redirects followed): the
+    /// value is a `StreamedResponse` whose body is still to be read; the error is the transport,
+    /// redirect or cancellation failure before the head. The metrics cover the transfer up to
+    /// the head (`completedMetrics()` has the rest).
+    public var response: TaskResponse<StreamedResponse> {
+        get async {
+            if let refused { return TaskResponse(head: nil, result: .failure(refused), metrics: TaskMetrics(effectiveURL: refused.url ?? "")) }
+            if !core.hasStarted { core.resume() }
+            return outcome(await sink.head.wait())
+        }
+    }
+
+    /// Calls `handler` with the outcome on `executor` once the final head arrived or the task
+    /// failed before it (it does not resume the task).
+    /// - Parameters:
+    ///   - executor: where the handler runs.
+    ///   - handler: the completion handler.
+    public func onCompletion(on executor: CallbackExecutor, _ handler: @escaping @Sendable (TaskResponse<StreamedResponse>) -> Void) {
+        if let refused {
+            let response = TaskResponse<StreamedResponse>(head: nil, result: .failure(refused), metrics: TaskMetrics(effectiveURL: refused.url ?? ""))
+            executor.run { handler(response) }
+            return
+        }
+        let channel = sink.channel
+        let core = self.core
+        sink.head.whenSet(on: executor) { started in handler(StreamTask.outcome(started, channel: channel, core: core)) }
+    }
+
+    private func outcome(_ started: (Result<(HTTPResponseHead, String), SessionError>, TaskMetrics)) -> TaskResponse<StreamedResponse> {
+        StreamTask.outcome(started, channel: sink.channel, core: core)
+    }
+
+    private static func outcome(_ started: (Result<(HTTPResponseHead, String), SessionError>, TaskMetrics), channel: BodyChannel,
+                                core: TaskCore) -> TaskResponse<StreamedResponse> {
+        switch started.0 {
+        case .success(let (head, url)):
+            let streamed = StreamedResponse(head: head, url: url, body: ResponseBodyStream(channel: channel, task: core))
+            return TaskResponse(head: head, result: .success(streamed), metrics: started.1)
+        case .failure(let error):
+            return TaskResponse(head: nil, result: .failure(error), metrics: started.1)
+        }
     }
 
     /// The task's metrics once it completed (after the body ended or failed).

@@ -114,13 +114,12 @@ extension Transfer {
         }
         cache.touch(variant.id)
         let headers = CacheRules.servedFields(head, age: age)
-        let info = ResponseHeadInfo(version: .http1_1, status: head.status, reason: head.reason, headers: headers)
-        let responseHead = HTTPResponseHead(status: head.status, headers: headers)
-        core.emit(.responseHead(info))
+        let responseHead = HTTPResponseHead(version: .http1_1, status: head.status, reason: head.reason, headers: headers)
+        core.emit(.responseHead(responseHead))
         let url = request.uri.redactedDescription
         do throws(SessionError) {
             if core.hasObserver { await core.callbacksDrained() }
-            try await sink.begin(responseHead, info: info, request: request)
+            try await sink.begin(responseHead, request: request)
             let total = isHead ? 0 : head.bodyLength
             core.reportDownload(TransferProgress(completed: 0, total: total))
             var delivered: UInt64 = 0
@@ -155,7 +154,7 @@ extension Transfer {
             if abortsSink { await sink.abort(error, begun: true) }
             throw error
         }
-        return TransferOutcome(head: responseHead, info: info, request: request)
+        return TransferOutcome(head: responseHead, request: request)
     }
 
     private func checkCancelledServing(_ url: String) throws(SessionError) {
@@ -179,13 +178,13 @@ extension Transfer {
     }
 
     /// The sink a storable final response goes through, or nil to deliver it as it is.
-    func cachingWriter(_ context: CacheContext, request: HTTPRequest, info: ResponseHeadInfo) async -> CacheWriter? {
-        guard CacheRules.isStorable(method: request.method.rawValue, requestHeaders: context.sentHeaders, status: info.status,
-                                    responseHeaders: info.headers) else { return nil }
+    func cachingWriter(_ context: CacheContext, request: HTTPRequest, head response: HTTPResponseHead) async -> CacheWriter? {
+        guard CacheRules.isStorable(method: request.method.rawValue, requestHeaders: context.sentHeaders, status: response.status,
+                                    responseHeaders: response.headers) else { return nil }
         let now = context.cache.clock()
-        let head = CachedResponseHead(status: info.status, reason: info.reason, headers: CacheRules.storedFields(info.headers),
+        let head = CachedResponseHead(status: response.status, reason: response.reason, headers: CacheRules.storedFields(response.headers),
                                       requestTime: context.requestTime, responseTime: now,
-                                      vary: CacheRules.varyRecord(response: info.headers, request: context.sentHeaders))
+                                      vary: CacheRules.varyRecord(response: response.headers, request: context.sentHeaders))
         var replacing = context.replacing
         if let validating = context.validating, !replacing.contains(validating.id) { replacing.append(validating.id) }
         return await context.cache.makeWriter(key: context.key, head: head, replacing: replacing)
@@ -227,8 +226,8 @@ struct CachingSink<Inner: ResponseSink>: ResponseSink {
     let writer: CacheWriter
     let stored: @Sendable () -> Void
 
-    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError) {
-        do throws(SessionError) { try await inner.begin(head, info: info, request: request) } catch {
+    func begin(_ head: HTTPResponseHead, request: HTTPRequest) async throws(SessionError) {
+        do throws(SessionError) { try await inner.begin(head, request: request) } catch {
             await writer.discard()
             throw error
         }

@@ -24,7 +24,7 @@ import Synchronization
 /// Receives the final response of a task.
 protocol ResponseSink: Sendable {
     /// The final head arrived; may throw to refuse it (nothing of the body is read then).
-    func begin(_ head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest) async throws(SessionError)
+    func begin(_ head: HTTPResponseHead, request: HTTPRequest) async throws(SessionError)
     /// The next decoded body bytes, in order.
     func write(_ bytes: ByteBuffer) async throws(SessionError)
     /// The body ended.
@@ -43,7 +43,6 @@ extension ResponseSink {
 /// The outcome of a transfer: the final head (the sink has consumed the body).
 struct TransferOutcome: Sendable {
     var head: HTTPResponseHead
-    var info: ResponseHeadInfo
     var request: HTTPRequest
 }
 
@@ -76,6 +75,16 @@ final class MetricsRecorder: Sendable {
         state.withLock { s in
             s.metrics.responseHeadBytes += bytes
             return s.metrics.responseHeadBytes
+        }
+    }
+
+    /// The metrics so far, the duration up to now.
+    var snapshot: TaskMetrics {
+        let total = elapsed
+        return state.withLock { s in
+            var metrics = s.metrics
+            metrics.totalDuration = total
+            return metrics
         }
     }
 
@@ -222,11 +231,12 @@ struct Transfer: Sendable {
             case .proceed(let next, let context): (sent, cacheContext) = (next, context)
             }
             sent = RequestPreparation.routing(sent, through: route, answering407: proxyAnswered)
-            let length = try await RequestPreparation.bodyLength(sent)
+            let body = try await RequestPreparation.measure(sent)
+            let length = body.length
             let (asking, expectTimeout) = RequestPreparation.addingExpectation(to: sent, length: length, configuration: configuration,
                                                                                refused: expectationRefused)
             let encoded = try RequestPreparation.encodeHead(asking, length: length)
-            let step = try await exchange(asking, callerRequest: request, origin: origin, length: length, encoded: encoded,
+            let step = try await exchange(asking, callerRequest: request, origin: origin, body: body, encoded: encoded,
                                           expectTimeout: expectTimeout, sink: sink, redirectsSoFar: redirects,
                                           authentication: authentication, mayResendWithoutExpect: !expectationRefused,
                                           mayAnswer407: !proxyAnswered, cache: cacheContext)
@@ -253,7 +263,7 @@ struct Transfer: Sendable {
                 } else {
                     request.headers = HTTPHeaders([("Authorization", answer.authorization)] + request.headers.map { ($0.name, $0.value) })
                 }
-            case .redirect(let info, let prepared):
+            case .redirect(let head, let prepared):
                 redirects += 1
                 guard redirects <= configuration.redirectLimit, let next = prepared else {
                     let error = SessionError(.tooManyRedirects, "maximum (\(configuration.redirectLimit)) redirects followed",
@@ -268,7 +278,7 @@ struct Transfer: Sendable {
                     await sink.abort(error, begun: false)
                     throw error
                 }
-                core.emit(.redirect(from: request.uri, to: next.uri, status: info.status))
+                core.emit(.redirect(from: request.uri, to: next.uri, status: head.status))
                 metrics.update { $0.redirectCount += 1 }
                 request = next
             }
@@ -278,7 +288,7 @@ struct Transfer: Sendable {
     private enum Step: Sendable {
         case final(TransferOutcome)
         /// A redirect to follow with the next request (nil: over the redirect limit).
-        case redirect(ResponseHeadInfo, next: HTTPRequest?)
+        case redirect(HTTPResponseHead, next: HTTPRequest?)
         /// Send the request again with this answer; `stale`: the answer to a Digest stale=true.
         case authenticate(Credential, ChallengeAnswer, stale: Bool)
         /// A 417 to Expect: 100-continue: the same request again without the expectation.
@@ -312,7 +322,7 @@ struct Transfer: Sendable {
     /// One request and its response on a pooled connection.
     /// `request` is sent; `callerRequest` is the same request without the jar's cookies, from which
     /// a redirect's next request is made.
-    private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
+    private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, body: MeasuredBody,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           mayAnswer407: Bool, cache: CacheContext?) async throws(SessionError) -> Step {
@@ -320,7 +330,7 @@ struct Transfer: Sendable {
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
-                try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
+                try await self.exchange(on: connection, request: request, callerRequest: callerRequest, body: body, encoded: encoded,
                                         expectTimeout: expectTimeout, sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
                                         authentication: authentication, mayResendWithoutExpect: mayResendWithoutExpect,
                                         answering407: mayAnswer407 ? origin.proxy : nil, cache: cache)
@@ -350,8 +360,7 @@ struct Transfer: Sendable {
         guard core.hasObserver else { return }
         for exchange in exchanges {
             core.emit(.requestHead(ByteBuffer(bytes: exchange.requestHead)))
-            core.emit(.responseHead(ResponseHeadInfo(version: exchange.version, status: exchange.status, reason: exchange.reason,
-                                                     headers: exchange.headers)))
+            core.emit(.responseHead(exchange.response))
         }
     }
 
@@ -373,7 +382,7 @@ struct Transfer: Sendable {
         return result
     }
 
-    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
+    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, body: MeasuredBody,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           answering407 route: ProxyRoute?, cache: CacheContext?) async throws -> Step {
@@ -386,7 +395,7 @@ struct Transfer: Sendable {
             let tunnel = connection.tunnelExchanges
             if let last = tunnel.last {
                 reportTunnel(tunnel)
-                metrics.update { $0.proxyConnectStatus = last.status }
+                metrics.update { $0.proxyConnectStatus = last.response.status }
             }
         }
         let offset = metrics.elapsed
@@ -412,7 +421,7 @@ struct Transfer: Sendable {
                                       expectContinueTimeout: expectTimeout)
         var sent: UInt64 = 0
         do {
-            try await sendBody(request, length: length, on: connection, sent: &sent)
+            try await sendBody(request, body: body, on: connection, sent: &sent)
         } catch let error as ConnectionError where error.code == .earlyResponse {
             // The server answered before it took the whole body (an early 413 or 401, or a
             // response that closes): the upload stopped, and that response is the answer, as
@@ -429,20 +438,19 @@ struct Transfer: Sendable {
             t.firstByte = firstByte
             t.expectContinue = expectOutcome
         }
-        let info = ResponseHeadInfo(version: response.version, status: response.status, reason: response.reasonPhrase, headers: response.headers)
-        let head = HTTPResponseHead(status: response.status, headers: response.headers)
+        let head = response.head
         // Each head is bounded by the parser; the sum over the redirect chain is bounded here.
-        let headBytes = metrics.addResponseHead(info.encodedSize)
+        let headBytes = metrics.addResponseHead(head.encodedSize)
         if headBytes > configuration.maximumTotalHeadSize {
             await connection.close()
             throw SessionError(.responseHeadsTooLarge,
                                "Too large response heads: \(headBytes) bytes over \(redirectsSoFar + 1) responses, more than "
                                + "\(configuration.maximumTotalHeadSize) (limit maximumTotalHeadSize)", url: request.uri.redactedDescription)
         }
-        core.emit(.responseHead(info))
+        core.emit(.responseHead(head))
         // Every response head's Set-Cookie fields, redirects and 401s included.
         if let jar = configuration.cookieJar {
-            for result in jar.receive(response.headers, for: request.uri) {
+            for result in jar.receive(head.headers, for: request.uri) {
                 switch result {
                 case .stored(let cookie): core.emit(.cookieStored(cookie, replaced: false))
                 case .replaced(let cookie): core.emit(.cookieStored(cookie, replaced: true))
@@ -451,47 +459,51 @@ struct Transfer: Sendable {
             }
         }
 
-        if let cache { await invalidateIfUnsafe(cache, request: request, status: response.status, headers: response.headers) }
-        if response.status == 304, let cache, let variant = cache.validating {
+        if let cache { await invalidateIfUnsafe(cache, request: request, status: head.status, headers: head.headers) }
+        if head.status == 304, let cache, let variant = cache.validating {
             try await drain(response.body, connection: connection)
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
             // The stored body goes to the sink: from here a failure has begun it.
             begun.set()
-            guard let outcome = try await answerNotModified(cache, variant: variant, headers: response.headers, request: request,
+            guard let outcome = try await answerNotModified(cache, variant: variant, headers: head.headers, request: request,
                                                             sink: sink) else { return .resendUnconditional }
             return .final(outcome)
         }
-        if response.status == 407, let route, !route.tunnel, route.server.credential != nil,
-           !request.headers.contains(name: "Proxy-Authorization"), RequestPreparation.asksForBasic(response.headers) {
+        if head.status == 407, let route, !route.tunnel, route.server.credential != nil,
+           !request.headers.contains(name: "Proxy-Authorization"), RequestPreparation.asksForBasic(head.headers) {
             try await drain(response.body, connection: connection)
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
             return .proxyAuthenticate
         }
         // A retryable status (408, 429, 503, ...): unless this was the last chance, its body is
         // dropped and the request sent again later; the caller only ever sees the final answer.
-        if let retry, let plan = retry.plan(status: response.status, headers: response.headers, request: request) {
+        if let retry, let plan = retry.plan(status: head.status, headers: head.headers, request: request) {
             try await drain(response.body, connection: connection)
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
-            var signal = SessionError(.connection, "the server answered \(response.status): the request will be sent again",
+            var signal = SessionError(.connection, "the server answered \(head.status): the request will be sent again",
                                       url: request.uri.redactedDescription)
             signal.retryPlan = plan
             throw signal
         }
-        if response.status == 417, mayResendWithoutExpect, expectOutcome != nil {
+        if head.status == 417, mayResendWithoutExpect, expectOutcome != nil {
             try await drain(response.body, connection: connection)
             metrics.updateTransaction { $0.completed = self.metrics.elapsed }
             return .resendWithoutExpectation
         }
-        if configuration.followsRedirects && RedirectRules.isFollowable(response.status),
-           let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
-           let next = try await redirect(to: location, from: callerRequest, head: head, info: info, redirectsSoFar: redirectsSoFar,
-                                         body: response.body, connection: connection) {
-            try await drain(response.body, connection: connection)
-            metrics.updateTransaction { $0.completed = self.metrics.elapsed }
-            return .redirect(info, next: next)
+        if configuration.followsRedirects && RedirectRules.isFollowable(head.status),
+           let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription) {
+            let decision = try await redirect(to: location, from: callerRequest, head: head, redirectsSoFar: redirectsSoFar,
+                                              body: response.body, connection: connection)
+            // A refused redirect falls through: the 3xx is the response.
+            if case .refused = decision {} else {
+                try await drain(response.body, connection: connection)
+                metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+                if case .follow(let next) = decision { return .redirect(head, next: next) }
+                return .redirect(head, next: nil)
+            }
         }
         let authOrigin = "\(request.uri.scheme ?? "http")://\(request.uri.host?.text ?? ""):\(request.uri.effectivePort.map { String($0) } ?? "")"
-        if response.status == 401, authentication.scheme == .digest, !authentication.staleRetried, let credential = authentication.credential,
+        if head.status == 401, authentication.scheme == .digest, !authentication.staleRetried, let credential = authentication.credential,
            let digest = DigestChallenge.first(in: (try? AuthenticationChallenge.parse(head.headers["WWW-Authenticate"])) ?? []),
            digest.isStale {
             // RFC 7616 §3.3: stale=true — the credentials were right, only the nonce had expired:
@@ -501,7 +513,7 @@ struct Transfer: Sendable {
                                       origin: authOrigin, counts: storage.digestNonceCounts)
             return .authenticate(credential, ChallengeAnswer(scheme: .digest, authorization: value), stale: true)
         }
-        if response.status == 401, let handler = storage.hooks.withLock({ $0.challenge }), authentication.failures == 0 {
+        if head.status == 401, let handler = storage.hooks.withLock({ $0.challenge }), authentication.failures == 0 {
             // User code runs off the loop: a slow handler must not stall the loop's other connections.
             let disposition = await withTaskExecutorPreference(globalConcurrentExecutor) {
                 await handler(.httpAuthentication(response: head, url: request.uri, previousFailureCount: authentication.failures))
@@ -527,14 +539,14 @@ struct Transfer: Sendable {
             }
         }
 
-        if let cache, let writer = await cachingWriter(cache, request: request, info: info) {
+        if let cache, let writer = await cachingWriter(cache, request: request, head: head) {
             let caching = CachingSink(inner: sink, writer: writer, stored: { self.recordCache(.stored) })
-            try await receiveBody(response, head: head, info: info, request: request, sink: caching, begun: begun, connection: connection)
+            try await receiveBody(response, head: head, request: request, sink: caching, begun: begun, connection: connection)
         } else {
-            try await receiveBody(response, head: head, info: info, request: request, sink: sink, begun: begun, connection: connection)
+            try await receiveBody(response, head: head, request: request, sink: sink, begun: begun, connection: connection)
         }
         metrics.updateTransaction { $0.completed = self.metrics.elapsed }
-        return .final(TransferOutcome(head: head, info: info, request: request))
+        return .final(TransferOutcome(head: head, request: request))
     }
 
     /// The Location to follow (RFC 9110 §10.2.2): nil when there is none or it is empty — the
@@ -543,7 +555,7 @@ struct Transfer: Sendable {
     /// drained and the task fails (`.conflictingLocations`, curl exit 8).
     private func redirectLocation(_ response: HTTP1Response, connection: HTTP1Connection, url: String) async throws -> String? {
         var location: String?
-        for value in response.headers["Location"] where !value.isEmpty {
+        for value in response.head.headers["Location"] where !value.isEmpty {
             if let earlier = location, earlier != value {
                 try await drain(response.body, connection: connection)
                 throw SessionError(.conflictingLocations, "Weird server reply: two different Location fields (\(earlier), \(value))", url: url)
@@ -553,32 +565,41 @@ struct Transfer: Sendable {
         return location
     }
 
-    /// Decides a redirect while its response is still unread: the next request (`.some(nil)` when
-    /// over the limit), or nil when the redirect handler refuses it — then the 3xx itself is the
-    /// task's response, as AFNetworking returns it when the redirect block answers nil, and no
-    /// request is sent again. A redirect that cannot be followed drains the body, then throws.
-    private func redirect(to location: String, from request: HTTPRequest, head: HTTPResponseHead, info: ResponseHeadInfo,
-                          redirectsSoFar: Int, body: HTTP1ResponseBody, connection: HTTP1Connection) async throws -> HTTPRequest?? {
-        guard redirectsSoFar < configuration.redirectLimit else { return .some(nil) }
+    /// What to do with a followable 3xx.
+    private enum RedirectDecision {
+        /// Send this request next.
+        case follow(HTTPRequest)
+        /// The redirect limit is reached: the task fails with `.tooManyRedirects`.
+        case overLimit
+        /// The redirect handler refused it: the 3xx itself is the task's response, as
+        /// AFNetworking returns it when the redirect block answers nil; nothing is sent again.
+        case refused
+    }
+
+    /// Decides a redirect while its response is still unread. A redirect that cannot be followed
+    /// drains the body, then throws.
+    private func redirect(to location: String, from request: HTTPRequest, head: HTTPResponseHead,
+                          redirectsSoFar: Int, body: HTTP1ResponseBody, connection: HTTP1Connection) async throws -> RedirectDecision {
+        guard redirectsSoFar < configuration.redirectLimit else { return .overLimit }
         var next: HTTPRequest
         do throws(SessionError) {
-            next = try RedirectRules.nextRequest(after: request, status: info.status, location: location,
+            next = try RedirectRules.nextRequest(after: request, status: head.status, location: location,
                                                  allowsInsecure: configuration.allowsInsecureRedirects)
         } catch {
             try await drain(body, connection: connection)
             throw error
         }
         if let handler = storage.hooks.withLock({ $0.redirect }) {
-            let redirect = Redirect(status: info.status, response: head, previousRequest: request, nextRequest: next)
+            let redirect = Redirect(status: head.status, response: head, previousRequest: request, nextRequest: next)
             // User code runs off the loop.
             let decision = await withTaskExecutorPreference(globalConcurrentExecutor) { await handler(redirect) }
             switch decision {
             case .follow: break
             case .followWith(let replacement): next = replacement
-            case .refuse: return nil
+            case .refuse: return .refused
             }
         }
-        return .some(next)
+        return .follow(next)
     }
 
     /// Reads and drops a body that nobody wants (a redirect's); a large one closes the connection
@@ -596,11 +617,11 @@ struct Transfer: Sendable {
 
     // MARK: Receiving
 
-    private func receiveBody(_ response: HTTP1Response, head: HTTPResponseHead, info: ResponseHeadInfo, request: HTTPRequest,
+    private func receiveBody(_ response: HTTP1Response, head: HTTPResponseHead, request: HTTPRequest,
                              sink: some ResponseSink, begun: Flag, connection: HTTP1Connection) async throws {
         let url = request.uri.redactedDescription
-        let announced = configuration.ignoresContentLength ? nil : response.headers.first(name: "Content-Length").flatMap { UInt64($0) }
-        var decoder = try ContentDecoding.make(for: response.headers, request: request, configuration: configuration, url: url)
+        let announced = configuration.ignoresContentLength ? nil : head.headers.first(name: "Content-Length").flatMap { UInt64($0) }
+        var decoder = try ContentDecoding.make(for: head.headers, request: request, configuration: configuration, url: url)
         if let limit = configuration.maximumDownloadSize, decoder.isIdentity, let announced, announced > limit {
             await connection.close()
             throw SessionError(.fileTooLarge, "the body (\(announced) bytes) exceeds the maximum file size (\(limit))", url: url)
@@ -608,10 +629,10 @@ struct Transfer: Sendable {
         let total = decoder.isIdentity ? announced : nil
         // The observer sees every event up to this head (the heads, their cookies) before the
         // caller gets the response: a stream task's caller that reads what its observer recorded
-        // as soon as `response()` returns finds the head there (courier -I printed nothing in
+        // as soon as `value` returns finds the head there (courier -I printed nothing in
         // about 2 % of runs). The callback queue is usually idle here: no suspension then.
         if core.hasObserver { await core.callbacksDrained() }
-        try await sink.begin(head, info: info, request: request)
+        try await sink.begin(head, request: request)
         begun.set()
         var received: UInt64 = 0
         core.reportDownload(TransferProgress(completed: 0, total: total))
@@ -773,7 +794,7 @@ final class Flag: Sendable {
 }
 
 
-extension ResponseHeadInfo {
+extension HTTPResponseHead {
     /// The head's size as it would be written: `HTTP/1.x SSS reason` CRLF, each `name: value`
     /// CRLF, the final CRLF (the parsed head keeps no count of the bytes as they arrived).
     var encodedSize: Int {
