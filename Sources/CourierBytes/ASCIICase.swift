@@ -12,6 +12,31 @@ public enum ASCIICase {
         byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
     }
 
+    /// The byte with an ASCII small letter turned into its capital letter.
+    /// - Parameter byte: any byte.
+    /// - Returns: `byte & ~0x20` for "a"–"z", else `byte`.
+    @inlinable @inline(__always)
+    public static func uppercased(_ byte: UInt8) -> UInt8 {
+        byte &- UInt8(ascii: "a") < 26 ? byte & 0xDF : byte
+    }
+
+    /// The bytes with their ASCII capital letters lower-cased.
+    /// - Parameter bytes: any bytes.
+    /// - Returns: the folded bytes.
+    @inlinable
+    public static func lowercased(bytes: some Sequence<UInt8>) -> [UInt8] {
+        bytes.map { lowercased($0) }
+    }
+
+    /// The text with its ASCII small letters upper-cased (other characters untouched), as
+    /// method names are compared.
+    /// - Parameter text: any text.
+    /// - Returns: the folded text; `text` itself when it has no small letter.
+    public static func uppercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 &- UInt8(ascii: "a") < 26 }) else { return text }
+        return String(decoding: text.utf8.map(uppercased), as: UTF8.self)
+    }
+
     /// The text with its ASCII capital letters lower-cased (other characters untouched).
     /// - Parameter text: any text.
     /// - Returns: the folded text; `text` itself when it has no capital letter.

@@ -12,6 +12,7 @@
 // anything is sent, and only when the group has an https URL (an http-only run never needs
 // them, and curl ignores them there too).
 
+import CourierBytes
 import Courier
 import CourierTLS
 
@@ -23,8 +24,8 @@ enum ClientTLSFiles {
         case (let file, let directory?): tls.trustRoots = .hashedDirectory(path: directory, pemFile: file)
         case (nil, nil): break
         }
-        let usesTLS = options.urls.contains { lowercasedASCII($0).hasPrefix("https://") }
-            || (options.protoDefault.map { lowercasedASCII($0) == "https" } ?? false)
+        let usesTLS = options.urls.contains { ASCIICase.lowercased($0).hasPrefix("https://") }
+            || (options.protoDefault.map { ASCIICase.lowercased($0) == "https" } ?? false)
         if usesTLS, tls.trustRoots != .system {
             var probe = TLSConfiguration()
             probe.trustRoots = tls.trustRoots
@@ -40,7 +41,7 @@ enum ClientTLSFiles {
         guard let certificate = options.clientCertificate else { return }
         guard usesTLS else { return }
         let (certificatePath, certificatePass) = splitCertificateParameter(certificate)
-        if let type = options.keyType, lowercasedASCII(type) != "pem" {
+        if let type = options.keyType, ASCIICase.lowercased(type) != "pem" {
             throw CLIError(58, "not supported key type '\(type)'")
         }
         let keyPath = options.privateKey ?? certificatePath

@@ -188,7 +188,7 @@ struct Netrc: Sendable {
         return .found(login: login, password: password)
     }
 
-    private func equalsIgnoringCase(_ a: String, _ b: String) -> Bool { lowercasedASCII(a) == lowercasedASCII(b) }
+    private func equalsIgnoringCase(_ a: String, _ b: String) -> Bool { ASCIICase.lowercased(a) == ASCIICase.lowercased(b) }
 }
 
 extension RequestBuilder {

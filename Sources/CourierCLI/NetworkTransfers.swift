@@ -46,22 +46,55 @@ enum OutputPlan: Sendable {
     case remote(urlName: Result<String, CLIError>, directory: String?)
 }
 
-/// What every group shares: the running task (for termination signals) and the signal that came.
+/// What every group shares: the running tasks (for termination signals and -Z --fail-early) and
+/// the signal that came.
 final class TransferControl: Sendable {
-    private let current = Mutex<(any SessionTask)?>(nil)
+    private struct Running {
+        var tasks: [Int: any SessionTask] = [:]
+        var next = 0
+        /// -Z --fail-early: a transfer failed, the others are cancelled and end with 42.
+        var aborted = false
+    }
+
+    private let running = Mutex(Running())
     /// The termination signal that arrived (0: none).
     private let signal = Atomic<Int32>(0)
 
-    func track(_ task: (any SessionTask)?) { current.withLock { $0 = task } }
+    /// Registers a running task; the token unregisters it. A task registered after an abort is
+    /// cancelled at once.
+    func track(_ task: any SessionTask) -> Int {
+        let (token, aborted) = running.withLock { r in
+            r.next += 1
+            r.tasks[r.next] = task
+            return (r.next, r.aborted)
+        }
+        if aborted { task.cancel() }
+        return token
+    }
+
+    func untrack(_ token: Int) { _ = running.withLock { $0.tasks.removeValue(forKey: token) } }
+
+    /// -Z --fail-early: cancels every running transfer; they end with curl's 42.
+    func abortAll() {
+        let tasks = running.withLock { r -> [any SessionTask] in
+            r.aborted = true
+            return Array(r.tasks.values)
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// Whether -Z --fail-early aborted the remaining transfers.
+    var isAborted: Bool { running.withLock { $0.aborted } }
 
     /// A termination signal (run on the signal watcher thread, not in a signal handler): cancel
-    /// the running task — its temporary file goes before it completes, a -C - partial file keeps
-    /// what arrived — and the runner then ends the process by the same signal. With no task
+    /// the running tasks — a temporary file goes before its task completes, a -C - partial file
+    /// keeps what arrived — and the runner then ends the process by the same signal. With no task
     /// running, end it at once; if the cancellation takes more than two seconds, end it anyway.
     func terminate(by signal: Int32) {
         self.signal.store(signal, ordering: .releasing)
-        guard let task = current.withLock({ $0 }) else { ProcessControl.terminate(bySignal: signal) }
-        task.cancel()
+        let tasks = running.withLock { Array($0.tasks.values) }
+        guard !tasks.isEmpty else { ProcessControl.terminate(bySignal: signal) }
+        for task in tasks { task.cancel() }
         Task {
             try? await Task.sleep(for: .seconds(2))
             ProcessControl.terminate(bySignal: signal)
@@ -90,13 +123,13 @@ final class NetworkTransfers: Sendable {
     let settings: TransferSettings
     let session: Session
     let control: TransferControl
-    let progress: ProgressBar?
+    let progress: (any ProgressDisplay)?
     let monitor: RedirectMonitor
     /// -D files already written by an earlier transfer (appended to, not truncated).
     let dumpedFiles: SharedPaths
 
     init(options: TransferOptions, settings: TransferSettings, session: Session, monitor: RedirectMonitor, control: TransferControl,
-         progress: ProgressBar?, dumpedFiles: SharedPaths) {
+         progress: (any ProgressDisplay)?, dumpedFiles: SharedPaths) {
         self.options = options
         self.settings = settings
         self.session = session
@@ -177,7 +210,7 @@ final class NetworkTransfers: Sendable {
         policy.maximumTime = settings.retryMaxTime
         policy.statuses = [408, 429, 500, 502, 503, 504]
         if options.retryAllErrors && (options.fail || options.failWithBody) { policy.statuses = Set(400...999) }
-        if let method = options.method.map(uppercasedASCII), method != "POST", method != "PATCH" { policy.methods.insert(method) }
+        if let method = options.method.map(ASCIICase.uppercased), method != "POST", method != "PATCH" { policy.methods.insert(method) }
         policy.retriesResolutionFailures = true
         policy.retriesTimeouts = true
         policy.retriesConnectionRefused = options.retryConnrefused || options.retryAllErrors
@@ -319,7 +352,7 @@ final class NetworkTransfers: Sendable {
                 monitor.refuse(scheme)
                 return .refuse
             }
-            let isPost = uppercasedASCII(previous.method.rawValue) == "POST"
+            let isPost = ASCIICase.uppercased(previous.method.rawValue) == "POST"
             let crossOrigin = !(previous.uri.scheme == next.uri.scheme && previous.uri.host == next.uri.host
                                 && previous.uri.effectivePort == next.uri.effectivePort)
             let keepsMethod: Bool
@@ -344,7 +377,7 @@ final class NetworkTransfers: Sendable {
                 fields.insert(("Authorization", credentials), at: 0)
             }
             if let netrc = settings.netrc, crossOrigin, !options.locationTrusted, options.user == nil, !options.defersCredentials,
-               !fields.contains(where: { lowercasedASCII($0.0) == "authorization" }),
+               !fields.contains(where: { ASCIICase.lowercased($0.0) == "authorization" }),
                case .found(let login, let password?) = netrc.lookup(host: next.uri.host?.text ?? "") {
                 // -n: the new host's own entry, never the previous host's credentials (curl).
                 fields.insert(("Authorization", "Basic " + Base64.encode(Array(((login ?? "") + ":" + password).utf8))), at: 0)
@@ -353,11 +386,11 @@ final class NetworkTransfers: Sendable {
                 let referer = previous.uri.removingFragment
                 var text = referer.redactedDescription
                 if let query = referer.query, query.isEmpty, !text.hasSuffix("?") { text += "?" }
-                fields.removeAll { lowercasedASCII($0.0) == "referer" }
+                fields.removeAll { ASCIICase.lowercased($0.0) == "referer" }
                 // After the fields curl writes before Referer.
                 let before: Set<String> = ["authorization", "range", "content-range", "user-agent", "accept", "accept-encoding"]
                 var index = 0
-                while index < fields.count && before.contains(lowercasedASCII(fields[index].0)) { index += 1 }
+                while index < fields.count && before.contains(ASCIICase.lowercased(fields[index].0)) { index += 1 }
                 fields.insert(("Referer", text), at: index)
             }
             next.headers = HTTPHeaders(fields)
@@ -367,9 +400,16 @@ final class NetworkTransfers: Sendable {
 
     // MARK: Transfers
 
-    func perform(_ prepared: PreparedRequest, output plan: OutputPlan, values: inout WriteOutValues) async throws(CLIError) {
+    /// One transfer. `responseStarted` is called once, when the first response head arrives or
+    /// the transfer ends without one (-Z waits for it before more transfers go to the origin).
+    func perform(_ prepared: PreparedRequest, output plan: OutputPlan, values: inout WriteOutValues,
+                 responseStarted: (@Sendable () -> Void)? = nil) async throws(CLIError) {
         let request = prepared.request
-        let observed = ObservedEvents(verbose: options.global.verbose, silent: options.global.silent)
+        let slot = progress?.begin()
+        defer { slot?.end() }
+        let observed = ObservedEvents(verbose: options.global.verbose, silent: options.global.silent, progress: slot,
+                                      responseStarted: responseStarted)
+        defer { observed.responseEnded() }
         monitor.reset()
         if options.global.verbose, let host = request.uri.host, host.unicodeDescription != host.description {
             // DNS, TLS, the Host field and cookies all use the ASCII form (docs/url.md).
@@ -377,8 +417,6 @@ final class NetworkTransfers: Sendable {
         }
         // -D and --etag-save files exist (emptied) before the transfer, as curl opens them.
         try await prepareSideFiles()
-        progress?.transferStarted()
-        defer { progress?.transferEnded() }
         var failure: CLIError?
         do throws(CLIError) {
             if options.jsonResponse || options.sanitizeNulls {
@@ -459,6 +497,7 @@ final class NetworkTransfers: Sendable {
 
     private func mapped(_ error: SessionError) -> CLIError {
         if let signal = control.terminationSignal { return CLIError(128 + signal, "interrupted by signal \(signal)") }
+        if control.isAborted { return .abortedByOtherTransfer }
         return CLIError(Int32(error.curlExitCode), message(for: error))
     }
 
@@ -478,9 +517,9 @@ final class NetworkTransfers: Sendable {
     private func streamTransfer(_ request: HTTPRequest, observed: ObservedEvents, values: inout WriteOutValues) async throws(CLIError) {
         let task = session.streamTask(with: request)
         task.setObserver(observed.observe)
-        if let progress { task.setProgressHandler(upload: nil, download: { progress.update($0) }) }
-        control.track(task)
-        defer { control.track(nil) }
+        if let slot = observed.progress { task.setProgressHandler(upload: slot.upload, download: slot.download) }
+        let token = control.track(task)
+        defer { control.untrack(token) }
         let response: StreamedResponse
         do { response = try await task.value } catch {
             // A failure before any response still reports its times (-w %{time_total} of a
@@ -615,9 +654,9 @@ final class NetworkTransfers: Sendable {
         }
         holder.withLock { $0 = task }
         task.setObserver(observed.observe)
-        if let progress { task.setProgressHandler(upload: nil, download: { progress.update($0) }) }
-        control.track(task)
-        defer { control.track(nil) }
+        if let slot = observed.progress { task.setProgressHandler(upload: slot.upload, download: slot.download) }
+        let token = control.track(task)
+        defer { control.untrack(token) }
         let result = await task.response
         fill(&values, result.metrics)
         if let head = result.head {
@@ -698,9 +737,9 @@ final class NetworkTransfers: Sendable {
         let serializer = JSONDocumentResponseSerializer(removesKeysWithNullValues: options.sanitizeNulls)
         let task = session.dataTask(with: request, serializer: serializer)
         task.setObserver(observed.observe)
-        if let progress { task.setProgressHandler(upload: nil, download: { progress.update($0) }) }
-        control.track(task)
-        defer { control.track(nil) }
+        if let slot = observed.progress { task.setProgressHandler(upload: slot.upload, download: slot.download) }
+        let token = control.track(task)
+        defer { control.untrack(token) }
         task.resume()
         let response = await task.response
         fill(&values, response.metrics)

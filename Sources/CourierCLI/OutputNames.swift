@@ -10,6 +10,8 @@
 // 7.88 reads `filename` only. Only the last path component is used (after "/" and "\"); a name
 // that is then empty, "." or "..", or holds a control byte, is not used (the URL's name is).
 
+import CourierBytes
+
 enum OutputNames {
     /// The -O name of `uri`'s path, decoded; nil (with the reason) when there is none to use.
     static func remoteName(ofPath path: String) -> Result<String, CLIError> {
@@ -34,7 +36,7 @@ enum OutputNames {
         var filename: String?
         var extended: String?
         for (name, raw) in parameters(value) {
-            switch lowercasedASCII(name) {
+            switch ASCIICase.lowercased(name) {
             case "filename*": if extended == nil { extended = decodeExtendedValue(raw) }
             case "filename": if filename == nil { filename = raw }
             default: break
@@ -100,7 +102,7 @@ enum OutputNames {
     static func decodeExtendedValue(_ text: String) -> String? {
         let parts = text.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
-        let charset = lowercasedASCII(String(parts[0]))
+        let charset = ASCIICase.lowercased(String(parts[0]))
         guard let bytes = try? PercentDecoding.bytes(String(parts[2])) else { return nil }
         switch charset {
         case "utf-8":

@@ -1,13 +1,36 @@
-// ProgressBar: curl's --progress-bar on stderr ("####    42.0%"), shown by a
-// NetworkActivityTracker — so it appears only once a transfer has lasted 1.0 s and goes away
-// 0.17 s after the last one ended (AFNetworkActivityIndicatorManager's delays). It is drawn only
-// while visible, at most ten times a second; hiding erases the line.
+// ProgressBar: curl's --progress-bar on stderr ("####    42.0%"). Its visibility is the sessions'
+// NetworkActivityTracker (`SessionConfiguration.activityTracker`, issue 16): every session of the
+// run counts its tasks on the bar's tracker from resume to completion, so the bar appears only
+// once a transfer has lasted 1.0 s and goes away 0.17 s after the last one ended
+// (AFNetworkActivityIndicatorManager's delays). Its numbers come from the running task's progress
+// handler (the task progress path). It is drawn only while visible, at most ten times a second;
+// hiding erases the line.
 
 import Courier
 import CourierPosix
 import Synchronization
 
-final class ProgressBar: Sendable {
+/// Where a transfer reports its progress: the bar, or with -Z curl's parallel meter.
+protocol ProgressDisplay: Sendable {
+    /// A transfer starts; its progress goes to the returned slot, whose `end` it calls when done.
+    func begin() -> ProgressSlot
+    /// The sessions' tracker, when the display's visibility follows one.
+    var activityTracker: NetworkActivityTracker? { get }
+    /// The run is over: the last output (erase the bar, the meter's final line).
+    func close()
+}
+
+/// One transfer's progress reporting.
+struct ProgressSlot: Sendable {
+    /// Download progress (the response body).
+    let download: @Sendable (TransferProgress) -> Void
+    /// Upload progress (the request body).
+    let upload: @Sendable (TransferProgress) -> Void
+    /// The transfer ended.
+    let end: @Sendable () -> Void
+}
+
+final class ProgressBar: ProgressDisplay {
     private struct State {
         var visible = false
         var completed: UInt64 = 0
@@ -26,16 +49,14 @@ final class ProgressBar: Sendable {
         self.tracker.withLock { $0 = tracker }
     }
 
-    private var activity: NetworkActivityTracker? { tracker.withLock { $0 } }
+    /// The tracker every session of the run counts its tasks on: it shows and hides the bar.
+    var activityTracker: NetworkActivityTracker? { tracker.withLock { $0 } }
 
-    /// A transfer started.
-    func transferStarted() {
+    /// A transfer started: the bar shows its progress from zero.
+    func begin() -> ProgressSlot {
         state.withLock { $0.completed = 0; $0.total = nil }
-        activity?.incrementActivityCount()
+        return ProgressSlot(download: { [self] in update($0) }, upload: { _ in }, end: {})
     }
-
-    /// A transfer ended.
-    func transferEnded() { activity?.decrementActivityCount() }
 
     /// Progress of the current transfer.
     func update(_ progress: TransferProgress) {
@@ -54,7 +75,7 @@ final class ProgressBar: Sendable {
 
     /// Erases the bar now (at exit).
     func close() {
-        activity?.isEnabled = false
+        activityTracker?.isEnabled = false
         setVisible(false)
     }
 

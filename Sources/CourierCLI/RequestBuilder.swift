@@ -120,7 +120,7 @@ struct RequestBuilder {
             }
         }
         let methodText = options.method ?? implied.rawValue
-        let upper = uppercasedASCII(methodText)
+        let upper = ASCIICase.uppercased(methodText)
         if hasForm && (upper == "GET" || upper == "HEAD") {
             throw .usage("-F cannot be used with \(upper): a multipart body needs a method that carries a body")
         }
@@ -130,7 +130,7 @@ struct RequestBuilder {
         var mentioned = Set<String>()  // lower-cased names given with -H (set or removed)
         for line in try headerLines() {
             guard let field = try parseHeader(line) else { continue }
-            mentioned.insert(lowercasedASCII(field.name))
+            mentioned.insert(ASCIICase.lowercased(field.name))
             if let value = field.value { custom.append((field.name, value)) }
         }
         // --json adds its fields after the -H ones, unless -H gave them (curl).
@@ -344,7 +344,7 @@ struct RequestBuilder {
         // Fields in curl's order (the top of this file).
         var fields: [(String, String)] = []
         func add(_ name: String, _ value: String?) {
-            guard let value, !template.mentioned.contains(lowercasedASCII(name)) else { return }
+            guard let value, !template.mentioned.contains(ASCIICase.lowercased(name)) else { return }
             fields.append((name, value))
         }
         var authorization = template.authorization
@@ -421,7 +421,7 @@ struct RequestBuilder {
             candidate = String(decoding: bytes[..<colon], as: UTF8.self) + "://"
                 + String(decoding: bytes[(colon + 1 + slashes)...], as: UTF8.self)
         } else {
-            candidate = (defaultScheme.map(lowercasedASCII) ?? "http") + "://" + text
+            candidate = (defaultScheme.map(ASCIICase.lowercased) ?? "http") + "://" + text
         }
         candidate = encodingLooseBytes(candidate)
         let uri: URI
@@ -742,13 +742,6 @@ func printable(_ text: String) -> String {
     return out
 }
 
-func uppercasedASCII(_ text: String) -> String {
-    String(decoding: text.utf8.map { $0 &- UInt8(ascii: "a") < 26 ? $0 - 32 : $0 }, as: UTF8.self)
-}
-
-func lowercasedASCII(_ text: String) -> String {
-    String(decoding: text.utf8.map { $0 &- UInt8(ascii: "A") < 26 ? $0 + 32 : $0 }, as: UTF8.self)
-}
 
 extension String {
     /// "%20" → "+" (curl's --data-urlencode spelling of a space).

@@ -46,10 +46,22 @@ final class ObservedEvents: Sendable {
     private let state = Mutex(State())
     private let verbose: Bool
     private let silent: Bool
+    /// Where the transfer's progress goes (the bar or the -Z meter), if anywhere.
+    let progress: ProgressSlot?
+    /// Called once: at the first response head, or when the transfer ends without one.
+    private let responseStarted: Mutex<(@Sendable () -> Void)?>
 
-    init(verbose: Bool, silent: Bool = false) {
+    init(verbose: Bool, silent: Bool = false, progress: ProgressSlot? = nil, responseStarted: (@Sendable () -> Void)? = nil) {
         self.verbose = verbose
         self.silent = silent
+        self.progress = progress
+        self.responseStarted = Mutex(responseStarted)
+    }
+
+    /// The transfer is over: a caller still waiting for a response head is told.
+    func responseEnded() {
+        let callback = responseStarted.withLock { c in defer { c = nil }; return c }
+        callback?()
     }
 
     var heads: [HTTPResponseHead] { state.withLock { $0.heads } }
@@ -62,6 +74,7 @@ final class ObservedEvents: Sendable {
             warn("Problem \(Trace.retryProblem(reason)). Will retry in \(delay.components.seconds) seconds. \(left + 1) retries left.",
                  silent: silent)
         }
+        var didStart = false
         state.withLock { s in
             switch event {
             case .connected(_, let port, let address, _, _):
@@ -70,6 +83,7 @@ final class ObservedEvents: Sendable {
                 s.remotePort = port
             case .responseHead(let info):
                 s.heads.append(info)
+                didStart = true
                 s.headerSize += UInt64(Trace.headText(info).utf8.count)
             case .requestHead(let bytes):
                 s.requestSize += UInt64(bytes.readableBytes)
@@ -77,6 +91,7 @@ final class ObservedEvents: Sendable {
                 break
             }
         }
+        if didStart { responseEnded() }
     }
 
     func fill(_ values: inout WriteOutValues) {

@@ -4,7 +4,8 @@
 //
 // Groups (curl's -:/--next): the ordered argument list is cut at each `-:`; every group has its
 // own URLs and its own options, starting from the defaults, as in curl. A few options are global
-// (`globalKeys`: -s, -S, -v, -#, --no-progress-meter, --stderr, --fail-early, -h, -V): they apply to
+// (`globalKeys`: -s, -S, -v, -#, --no-progress-meter, --stderr, --fail-early, -Z, --parallel-max,
+// --parallel-immediate, -h, -V): they apply to
 // the whole command line wherever they stand, the last one winning, as curl's global options do.
 //
 // Within a group, repeated options accumulate (-H, -d, -F, -o, --resolve, ...) or the last one wins
@@ -40,6 +41,7 @@ enum TransferKey: Hashable, Sendable {
     case jsonResponse, sanitizeNulls, offline
     // Behaviour
     case location, locationTrusted, maxRedirects, post301, post302, post303, fail, failWithBody, failEarly
+    case parallel, parallelMax, parallelImmediate
     case connectTimeout, maxTime, idleTimeout, maxFilesize, compressed, expect100Timeout, limitRate, speedLimit, speedTime, raw, ignoreContentLength
     case retry, retryDelay, retryMaxTime, retryAllErrors, retryConnrefused
     // Connection
@@ -79,6 +81,12 @@ struct GlobalOptions: Sendable {
     var verbose = false
     var stderrPath: String?
     var failEarly = false
+    /// -Z: the URLs run at once (curl's parallel mode).
+    var parallel = false
+    /// --parallel-max as given (nil: curl's default, 50).
+    var parallelMax: String?
+    /// --parallel-immediate: open connections at once rather than wait for the first to an origin.
+    var parallelImmediate = false
     var showsHelp = false
     var showsVersion = false
     /// --generate-completion-script SHELL.
@@ -99,6 +107,7 @@ struct TransferOptions: Sendable {
 
     /// The options that apply to the whole command line (curl's global options).
     static let globalKeys: Set<TransferKey> = [.silent, .showError, .progressBar, .noProgressMeter, .verbose, .stderr, .failEarly,
+                                                .parallel, .parallelMax, .parallelImmediate,
                                                 .help, .version, .disable, .generateCompletion, .generateManPage]
 
     /// The whole `--help` text.
@@ -274,6 +283,9 @@ struct TransferOptions: Sendable {
                     case .verbose: global.verbose = option.isOn
                     case .stderr: global.stderrPath = option.value
                     case .failEarly: global.failEarly = option.isOn
+                    case .parallel: global.parallel = option.isOn
+                    case .parallelMax: global.parallelMax = option.value
+                    case .parallelImmediate: global.parallelImmediate = option.isOn
                     case .help: global.showsHelp = option.isOn
                     case .version: global.showsVersion = option.isOn
                     case .generateCompletion: global.completionShell = option.value

@@ -23,7 +23,7 @@ struct TransferRunner {
     var global: GlobalOptions { groups[0].global }
 
     /// A group ready to run.
-    private struct Plan {
+    struct Plan: Sendable {
         let options: TransferOptions
         let settings: TransferSettings
         let builder: RequestBuilder
@@ -68,6 +68,7 @@ struct TransferRunner {
         let control = TransferControl()
         let offline = plans.allSatisfy { $0.options.offline }
         let showsBar = !global.silent && !global.noProgressMeter && (global.progressBar || Terminal.isTerminal(2)) && !offline
+        if global.parallel { return await runParallel(plans, control: control, showsMeter: showsBar) }
         let progress = showsBar ? ProgressBar() : nil
         if !offline { try? ProcessControl.onTermination { signal in control.terminate(by: signal) } }
         var sessions: [String: (Session, RedirectMonitor)] = [:]
@@ -91,25 +92,8 @@ struct TransferRunner {
                 settings.cookieJar = jar
             }
             do throws(CLIError) {
-                let key = NetworkTransfers.sessionKey(options)
-                let entry: (Session, RedirectMonitor)
-                if let existing = sessions[key] {
-                    entry = existing
-                } else {
-                    let monitor = RedirectMonitor()
-                    let session = Session(configuration: try NetworkTransfers.configuration(options: options, settings: settings,
-                                                                                           monitor: monitor))
-                    entry = (session, monitor)
-                    sessions[key] = entry
-                }
-                if options.offline {
-                    transfers = nil
-                    offlineSession = entry.0
-                } else {
-                    transfers = NetworkTransfers(options: options, settings: settings, session: entry.0, monitor: entry.1,
-                                                 control: control, progress: progress, dumpedFiles: dumped)
-                    offlineSession = nil
-                }
+                (transfers, offlineSession) = try makeTransfers(plan: plan, settings: settings, sessions: &sessions, control: control,
+                                                                progress: progress, dumped: dumped)
             } catch {
                 report(error)
                 exitCode = error.code
@@ -160,27 +144,54 @@ struct TransferRunner {
         return exitCode
     }
 
+    /// The group's transfers on the session its settings call for (made on first use and shared
+    /// with every group whose settings are alike), or, for --offline, that session alone.
+    func makeTransfers(plan: Plan, settings: TransferSettings, sessions: inout [String: (Session, RedirectMonitor)],
+                       control: TransferControl, progress: (any ProgressDisplay)?,
+                       dumped: SharedPaths) throws(CLIError) -> (NetworkTransfers?, Session?) {
+        let options = plan.options
+        let key = NetworkTransfers.sessionKey(options)
+        let entry: (Session, RedirectMonitor)
+        if let existing = sessions[key] {
+            entry = existing
+        } else {
+            let monitor = RedirectMonitor()
+            var configuration = try NetworkTransfers.configuration(options: options, settings: settings, monitor: monitor)
+            // The bar's visibility: every task of every session counted on its tracker (issue 16).
+            configuration.activityTracker = progress?.activityTracker
+            let session = Session(configuration: configuration)
+            entry = (session, monitor)
+            sessions[key] = entry
+        }
+        if options.offline { return (nil, entry.0) }
+        return (NetworkTransfers(options: options, settings: settings, session: entry.0, monitor: entry.1,
+                                 control: control, progress: progress, dumpedFiles: dumped), nil)
+    }
+
     /// One URL: build, check, transfer, report, -w. Returns its exit code.
-    private func perform(expansion: URLGlob.Expansion, node: URLNode, urlNumber: Int, upload: String?, plan: Plan,
-                         transfers: NetworkTransfers?, offlineSession: Session?, control: TransferControl) async -> Int32 {
+    func perform(expansion: URLGlob.Expansion, node: URLNode, urlNumber: Int, upload: String?, plan: Plan,
+                         transfers: NetworkTransfers?, offlineSession: Session?, control: TransferControl,
+                         responseStarted: (@Sendable () -> Void)? = nil) async -> Int32 {
         let options = plan.options
         var values = WriteOutValues()
         values.url = expansion.url
         values.urlNumber = urlNumber
         var exitCode: Int32 = 0
         do throws(CLIError) {
+            // -Z --fail-early: a transfer not yet begun when another failed is aborted (curl's 42).
+            if control.isAborted { throw CLIError.abortedByOtherTransfer }
             let prepared = try plan.builder.request(for: expansion.url, upload: upload, template: plan.template)
             let request = prepared.request
             values.method = request.method.rawValue
             values.urlEffective = request.uri.redactedDescription
-            values.scheme = uppercasedASCII(request.uri.scheme ?? "")  // curl 7.88 prints "HTTP"
+            values.scheme = ASCIICase.uppercased(request.uri.scheme ?? "")  // curl 7.88 prints "HTTP"
             values.referer = request.headers.first(name: "Referer") ?? ""
             if let allowed = plan.settings.protocols, let scheme = request.uri.scheme, !allowed.contains(scheme) {
                 throw CLIError(1, "Protocol \"\(scheme)\" not supported or disabled in libcurl")
             }
             if let transfers {
                 try await transfers.perform(prepared, output: outputPlan(for: node, expansion: expansion, request: request, options: options),
-                                            values: &values)
+                                            values: &values, responseStarted: responseStarted)
             } else if let offlineSession {
                 let bytes: ByteBuffer
                 do { bytes = try await offlineSession.renderedRequest(for: request) } catch {
@@ -221,11 +232,11 @@ struct TransferRunner {
         }
     }
 
-    private func report(_ error: CLIError) {
+    func report(_ error: CLIError) {
         if global.showsErrors { printError(error.line) }
     }
 
-    private func emit(_ rendered: (stdout: [UInt8], stderr: [UInt8], warnings: [String])) async {
+    func emit(_ rendered: (stdout: [UInt8], stderr: [UInt8], warnings: [String])) async {
         for warning in rendered.warnings { printError("courier: " + warning) }
         if !rendered.stdout.isEmpty { try? await StandardOutput.write(ByteBuffer(bytes: rendered.stdout)) }
         if !rendered.stderr.isEmpty { StandardStreams.writeError(String(decoding: rendered.stderr, as: UTF8.self)) }
@@ -400,7 +411,7 @@ struct TransferSettings: Sendable {
         }
         if let text = options.proto { protocols = TransferSettings.protocolSet(text, silent: options.global.silent) }
         if let text = options.protoRedirect { redirectProtocols = TransferSettings.protocolSet(text, silent: options.global.silent) }
-        if let scheme = options.protoDefault, !["http", "https"].contains(lowercasedASCII(scheme)) {
+        if let scheme = options.protoDefault, !["http", "https"].contains(ASCIICase.lowercased(scheme)) {
             throw CLIError(1, "Protocol \"\(printable(scheme))\" not supported or disabled in libcurl (--proto-default)")
         }
         let pinned = options.pinnedPublicKey != nil || options.pinnedCertificate != nil
@@ -427,7 +438,7 @@ struct TransferSettings: Sendable {
                 action = first
                 name = name.dropFirst()
             }
-            let scheme = lowercasedASCII(String(name))
+            let scheme = ASCIICase.lowercased(String(name))
             if scheme == "all" {
                 set = action == "-" ? [] : all
             } else if all.contains(scheme) {

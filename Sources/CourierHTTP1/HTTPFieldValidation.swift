@@ -347,7 +347,7 @@ public enum HTTPFieldValidation {
     static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         let expected = lowercase.utf8Start
-        for offset in 0..<bytes.count where HTTPHeaders.lowerASCII(bytes[offset]) != expected[offset] { return false }
+        for offset in 0..<bytes.count where ASCIICase.lowercased(bytes[offset]) != expected[offset] { return false }
         return true
     }
 }

@@ -133,11 +133,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// ASCII case-insensitive comparison of field names.
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { lowerASCII($0) == lowerASCII($1) }
-    }
-
-    @inline(__always) static func lowerASCII(_ b: UInt8) -> UInt8 {
-        b &- UInt8(ascii: "A") < 26 ? b | 0x20 : b
+        ASCIICase.equal(a.utf8, b.utf8)
     }
 
     /// Lists are equal when they hold the same fields in the same order (names compared exactly).

@@ -223,11 +223,6 @@ public struct ParsedFields: Sendable, RandomAccessCollection, CustomStringConver
 
 /// Small ASCII helpers shared by the parsers. No allocation, no libc.
 enum ASCII {
-    @inline(__always)
-    static func lower(_ byte: UInt8) -> UInt8 {
-        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-    }
-
     /// Whether `count` bytes at `a` and `b` are equal ignoring ASCII case.
     @inline(__always)
     static func equalsIgnoringCase(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
@@ -236,7 +231,7 @@ enum ASCII {
             // SAFETY: i < count, and both regions hold `count` bytes (checked by the callers).
             let x = a.load(fromByteOffset: i, as: UInt8.self)
             let y = b.load(fromByteOffset: i, as: UInt8.self)
-            if x != y && lower(x) != lower(y) { return false }
+            if x != y && ASCIICase.lowercased(x) != ASCIICase.lowercased(y) { return false }
             i += 1
         }
         return true

@@ -143,8 +143,8 @@ enum ContentTypeScanner {
         guard let type = token(), i < input.count, input[i] == UInt8(ascii: "/") else { return nil }
         i += 1
         guard let subtype = token() else { return nil }
-        guard asciiLowercased(type) == Array("multipart".utf8),
-              asciiLowercased(subtype) == Array("form-data".utf8) else { return nil }
+        guard ASCIICase.lowercased(bytes: type) == Array("multipart".utf8),
+              ASCIICase.lowercased(bytes: subtype) == Array("form-data".utf8) else { return nil }
         var boundary: [UInt8]?
         while true {
             skipWhitespace()
@@ -176,7 +176,7 @@ enum ContentTypeScanner {
                 guard let plain = token() else { return nil }
                 value = plain
             }
-            if asciiLowercased(name) == Array("boundary".utf8) {
+            if ASCIICase.lowercased(bytes: name) == Array("boundary".utf8) {
                 guard boundary == nil else { return nil }
                 boundary = value
             }
@@ -186,6 +186,4 @@ enum ContentTypeScanner {
 }
 
 /// ASCII lower-casing of bytes (other bytes unchanged).
-func asciiLowercased(_ bytes: some Sequence<UInt8>) -> [UInt8] {
-    bytes.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }
-}
+

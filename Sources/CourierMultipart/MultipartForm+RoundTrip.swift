@@ -49,7 +49,7 @@ extension MultipartForm {
         var disposition: String?
         var contentType: String?
         for header in headers {
-            switch asciiLowercased(header.name.utf8) {
+            switch ASCIICase.lowercased(bytes: header.name.utf8) {
             case Array("content-disposition".utf8):
                 guard disposition == nil else { return nil }
                 disposition = header.value

@@ -388,7 +388,7 @@ public struct MultipartForm: Sendable {
 
     /// Whether `headers` has a line named `lowercasedName` (ASCII case-insensitive).
     static func contains(_ lowercasedName: String, in headers: [MultipartHeader]) -> Bool {
-        headers.contains { asciiLowercased($0.name.utf8) == Array(lowercasedName.utf8) }
+        headers.contains { ASCIICase.lowercased(bytes: $0.name.utf8) == Array(lowercasedName.utf8) }
     }
 
     /// The last path component (after trailing slashes are dropped), as NSURL's `lastPathComponent`.

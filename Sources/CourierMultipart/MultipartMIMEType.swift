@@ -9,6 +9,8 @@
 // where one exists. A switch over a lower-cased string keeps the type checker fast and the lookup
 // allocation-free for the short extensions that dominate.
 
+import CourierBytes
+
 /// Maps file extensions to MIME types for file parts appended without an explicit type.
 public enum MultipartMIMEType {
     /// The type used when the extension is unknown or missing (AFNetworking's fallback).
@@ -32,7 +34,7 @@ public enum MultipartMIMEType {
     public static func fileExtension(_ fileName: String) -> String? {
         let utf8 = Array(fileName.utf8)
         guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")), dot > 0, dot + 1 < utf8.count else { return nil }
-        return String(decoding: asciiLowercased(utf8[(dot + 1)...]), as: UTF8.self)
+        return String(decoding: ASCIICase.lowercased(bytes: utf8[(dot + 1)...]), as: UTF8.self)
     }
 
     /// The MIME type for a lower-case extension without the dot.
@@ -108,7 +110,7 @@ public struct MIMETypeTable: Sendable, Hashable {
             let typeText = String(decoding: type, as: UTF8.self)
             for word in words.dropFirst() {
                 if word.first == UInt8(ascii: "#") { break }
-                let ext = String(decoding: asciiLowercased(word), as: UTF8.self)
+                let ext = String(decoding: ASCIICase.lowercased(bytes: word), as: UTF8.self)
                 if types[ext] == nil { types[ext] = typeText }
             }
         }
@@ -130,7 +132,7 @@ public struct MIMETypeTable: Sendable, Hashable {
     /// - Parameter ext: the extension.
     /// - Returns: the type, or nil when the table does not list it.
     public func type(forExtension ext: String) -> String? {
-        types[String(decoding: asciiLowercased(ext.utf8), as: UTF8.self)]
+        types[String(decoding: ASCIICase.lowercased(bytes: ext.utf8), as: UTF8.self)]
     }
 
     /// The type for a file name, from its extension; `application/octet-stream` when the table does

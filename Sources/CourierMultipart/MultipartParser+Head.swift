@@ -89,7 +89,7 @@ extension MultipartParser {
         var disposition: String?
         var contentType: String?
         for field in fields {
-            switch asciiLowercased(field.name.utf8) {
+            switch ASCIICase.lowercased(bytes: field.name.utf8) {
             case Array("content-disposition".utf8):
                 guard disposition == nil else { throw error(.duplicateContentDisposition) }
                 disposition = field.value
@@ -126,7 +126,7 @@ extension MultipartParser {
         func skipWhitespace() { while i < n, value[i] == 0x20 || value[i] == 0x09 { i += 1 } }
 
         guard let type = token() else { throw DispositionFailure(code: .malformedContentDisposition) }
-        guard asciiLowercased(type) == Array("form-data".utf8) else { throw DispositionFailure(code: .notFormData) }
+        guard ASCIICase.lowercased(bytes: type) == Array("form-data".utf8) else { throw DispositionFailure(code: .notFormData) }
         var name: [UInt8]?
         var fileName: [UInt8]?
         while true {
@@ -150,7 +150,7 @@ extension MultipartParser {
                 guard let plain = token() else { throw DispositionFailure(code: .malformedContentDisposition) }
                 parameterValue = plain
             }
-            switch asciiLowercased(parameter) {
+            switch ASCIICase.lowercased(bytes: parameter) {
             case Array("name".utf8):
                 guard name == nil else { throw DispositionFailure(code: .duplicateParameter) }
                 name = Array(parameterValue)

@@ -41,6 +41,8 @@ public struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         return partition.isEmpty ? base : "\(base) [\(partition)]"
     }
 
+    // CourierPool depends on no other module (a pure state machine), so it folds case itself
+    // rather than import ASCIICase from CourierBytes.
     private static func asciiLowercased(_ value: String) -> String {
         // Fast path: most keys are already lower case, and then the original storage is kept.
         guard value.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return value }

@@ -44,34 +44,28 @@ public final class BlockingIOThread: Sendable {
             let job: @Sendable () -> Void = {
                 do throws(E) { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
             }
-            let (wake, ended) = shared.withLock { s -> (Bool, Bool) in
-                if s.exited { return (false, true) }
-                s.jobs.append(job)
-                guard s.sleeping else { return (false, false) }
-                s.sleeping = false
-                return (true, false)
-            }
-            if ended {
-                BlockingIOThread.shared.enqueue(job)
-                return
-            }
-            // Signalled outside the lock, and only when the worker sleeps: a signal under the
-            // lock made the worker spin on it as it woke.
-            if wake {
-                do { try Sys.eventFDSignal(wakeFD) } catch { preconditionFailure("waking the file I/O thread failed: \(error)") }
-            }
+            enqueue(job)
         }
         return try result.get()
     }
 
-    /// Queues a job made by another instance's `run` (one that has ended).
+    /// Queues a job for this thread, or for the shared thread once this one has ended (so no
+    /// caller is left suspended on a thread that will never run its job).
     private func enqueue(_ job: @escaping @Sendable () -> Void) {
-        let wake = shared.withLock { s -> Bool in
+        let (wake, ended) = shared.withLock { s -> (Bool, Bool) in
+            if s.exited { return (false, true) }
             s.jobs.append(job)
-            guard s.sleeping else { return false }
+            guard s.sleeping else { return (false, false) }
             s.sleeping = false
-            return true
+            return (true, false)
         }
+        if ended {
+            precondition(self !== BlockingIOThread.shared, "the shared file I/O thread never ends")
+            BlockingIOThread.shared.enqueue(job)
+            return
+        }
+        // Signalled outside the lock, and only when the worker sleeps: a signal under the lock
+        // made the worker spin on it as it woke.
         if wake {
             do { try Sys.eventFDSignal(wakeFD) } catch { preconditionFailure("waking the file I/O thread failed: \(error)") }
         }

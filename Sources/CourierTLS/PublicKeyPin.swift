@@ -2,6 +2,8 @@
 // (several separated by `;`), or a PEM/DER public-key file. Either way the pin is compared with the
 // LEAF certificate's key only (curl semantics; the leaf's key is the one the handshake proves).
 
+import CourierBytes
+
 /// A pinned public key: the SHA-256 of a DER SubjectPublicKeyInfo, or the SPKI itself.
 public struct PublicKeyPin: Sendable, Hashable, CustomStringConvertible {
     private enum Form: Sendable, Hashable {

@@ -12,6 +12,8 @@
 // the defaults, so a file written by an older Courier, or by hand, keeps working; a certificate or
 // pin that does not parse is a `DecodingError.dataCorrupted` naming the field.
 
+import CourierBytes
+
 extension SecurityPolicy: Codable {
     private enum CodingKeys: String, CodingKey {
         case pinningMode, allowInvalidCertificates, validatesDomainName, pinnedCertificates, pinnedPublicKeys

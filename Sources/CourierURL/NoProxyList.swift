@@ -17,6 +17,8 @@
 // Pure: no I/O, no resolver. The list is parsed once; `matches(host:)` allocates nothing for
 // names.
 
+import CourierBytes
+
 /// A NO_PROXY list (curl's `--noproxy` / `no_proxy` syntax).
 public struct NoProxyList: Sendable, Hashable, CustomStringConvertible {
     /// The list as given.
@@ -73,10 +75,10 @@ public struct NoProxyList: Sendable, Hashable, CustomStringConvertible {
         var token = entry[...]
         if token.last == UInt8(ascii: ".") { token = token.dropLast() }
         if token.first == UInt8(ascii: "."), !token.isEmpty { token = token.dropFirst() }
-        if token.count == name.count { return equalIgnoringASCIICase(token, name[...]) }
+        if token.count == name.count { return ASCIICase.equal(token, name[...]) }
         if token.count < name.count {
             let start = name.count - token.count
-            return name[start - 1] == UInt8(ascii: ".") && equalIgnoringASCIICase(token, name[start...])
+            return name[start - 1] == UInt8(ascii: ".") && ASCIICase.equal(token, name[start...])
         }
         return false
     }
@@ -120,15 +122,6 @@ public struct NoProxyList: Sendable, Hashable, CustomStringConvertible {
         prefixMatches(a, b, bits: bits)
     }
 
-    private static func equalIgnoringASCIICase(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) {
-            let lx = (x >= 0x41 && x <= 0x5A) ? x | 0x20 : x
-            let ly = (y >= 0x41 && y <= 0x5A) ? y | 0x20 : y
-            if lx != ly { return false }
-        }
-        return true
-    }
 }
 
 /// Address literals as inet_pton(3) reads them (the function curl's NO_PROXY code relies on).

@@ -14,6 +14,8 @@
 //     starts with "/" (RFC 3986 §3.3 `path-abempty`);
 //   - `port` is nil when the authority had none or an empty one (`http://a:/`, RFC 3986 §6.2.3).
 
+import CourierBytes
+
 /// A URI reference (RFC 3986 §4.1): an absolute URI such as `https://example.com/a?b#c`, or a
 /// relative reference such as `../a?b`, split into its components.
 ///
@@ -170,7 +172,7 @@ public struct URI: Sendable, Hashable, CustomStringConvertible {
         } else {
             expectedHost = nil
         }
-        guard parsed.scheme == scheme?.lowercasedASCII(), parsed.userinfo == userinfo,
+        guard parsed.scheme == scheme.map(ASCIICase.lowercased), parsed.userinfo == userinfo,
               parsed.host?.text == expectedHost,
               parsed.port == port, parsed.path == path, parsed.query == query,
               parsed.fragment == fragment
@@ -266,12 +268,3 @@ public struct URI: Sendable, Hashable, CustomStringConvertible {
     public var isAbsolute: Bool { scheme != nil }
 }
 
-extension String {
-    /// ASCII letters folded to lower case; every other byte unchanged.
-    func lowercasedASCII() -> String {
-        var needsWork = false
-        for byte in utf8 where byte &- UInt8(ascii: "A") < 26 { needsWork = true; break }
-        guard needsWork else { return self }
-        return String(decoding: utf8.map { $0 &- UInt8(ascii: "A") < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
-    }
-}

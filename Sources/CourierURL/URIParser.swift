@@ -247,7 +247,7 @@ enum URIParser {
             var o = 0
             for i in range {
                 let byte = p[i]
-                out[o] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+                out[o] = ASCIICase.lowercased(byte)
                 o += 1
             }
             return o
@@ -266,7 +266,7 @@ enum URIParser {
                     out[o] = byte &- UInt8(ascii: "a") < 26 ? byte & ~0x20 : byte
                     hexLeft -= 1
                 } else {
-                    out[o] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+                    out[o] = ASCIICase.lowercased(byte)
                     if byte == percent { hexLeft = 2 }
                 }
                 o += 1

@@ -56,7 +56,7 @@ extension CLITests {
 
         @Test("usage errors are one line with curl's wording and 2", arguments: [
             (["--bogus", "http://x/"], "option --bogus: is unknown"),
-            (["-Z", "http://x/"], "option -Z: is unknown"),
+            (["-W", "http://x/"], "option -W: is unknown"),
             (["--data-", "x", "http://x/"], "option --data-: is ambiguous"),
             (["http://x/", "-H"], "option -H: requires parameter"),
             (["http://x/", "-sX"], "option -sX: requires parameter"),

@@ -143,20 +143,6 @@ private func bodyText(_ request: HTTPRequest) -> String? { request.body.bytes?.r
     }
 }
 
-@Suite struct Base64Tests {
-    @Test func rfc4648Vectors() {
-        let vectors: [(String, String)] = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="),
-                                           ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")]
-        for (plain, encoded) in vectors {
-            #expect(Base64.encode(Array(plain.utf8)) == encoded)
-            #expect(Base64.decode(encoded) == Array(plain.utf8))
-        }
-        #expect(Base64.decode("Zm9v\n YmFy") == Array("foobar".utf8))
-        for bad in ["Zg=", "Z", "Zm9v=", "Zh==", "Zm!v", "Zg==Zg=="] { #expect(Base64.decode(bad) == nil, "\(bad)") }
-        let all = (0...255).map { UInt8($0) }
-        #expect(Base64.decode(Base64.encode(all)) == all)
-    }
-}
 
 @Suite struct JSONRequestSerializerTests {
     @Test func bodyAndContentType() throws {

@@ -61,6 +61,40 @@ extension SessionTests {
             }
         }
 
+        /// A file body is opened once per request and measured on that descriptor; every attempt
+        /// reads it from the start: a 307 sends it again on the next hop, and a reused connection
+        /// that closes without answering makes the pool send it once more on a fresh one. Each
+        /// time the whole file arrives.
+        @Test func aFileBodyIsSentWholeOnEveryAttempt() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { removeTree(directory) }
+            let path = directory + "/upload.bin"
+            let size = 1_500_000 // more than one sendfile range
+            writeFile(path, pattern(size))
+            let hits = Recorder<Int>()
+            let scripts: [String: LoopbackScript] = [
+                "/warm": { _ in [.response(body: "warm")] },
+                "/temporary": { _ in [.response(status: 307, headers: ["Location: /check"])] },
+                "/flaky": { request in
+                    hits.append(request.indexOnConnection)
+                    // On a reused connection: close without a byte of response.
+                    if request.indexOnConnection > 1 { return [.close] }
+                    return [.response(body: request.body == pattern(size) ? "whole" : "damaged \(request.body.count)")]
+                },
+                "/check": { request in [.response(body: request.body == pattern(size) ? "whole" : "damaged \(request.body.count)")] },
+            ]
+            try await withServer(scripted(scripts)) { server in
+                let session = makeSession()
+                let redirected = try await session.uploadTask(with: server.request(.put, "/temporary"), from: .file(path: path)).value
+                #expect(redirected.readableString == "whole")
+                _ = try await session.dataTask(with: server.request("/warm")).value
+                let retried = try await session.uploadTask(with: server.request(.put, "/flaky"), from: .file(path: path)).onlyResponse()
+                #expect(retried.result.successValue?.readableString == "whole")
+                #expect(hits.all == [4, 1], "the first attempt on the reused connection (after /temporary, /check, /warm), the second on a fresh one")
+                await session.finishTasksAndInvalidate()
+            }
+        }
+
         /// Over TLS a file is read (on the blocking-I/O thread) and encrypted, not sent with
         /// sendfile (multipart file parts take the same path): the bytes arrive whole.
         @Test func fromFileOverTLS() async throws {

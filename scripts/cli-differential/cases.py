@@ -5,13 +5,15 @@ Placeholders in arguments: {u} the server's base URL (http://127.0.0.1:PORT), {h
 {ca} the test CA's PEM file, {cwd} the case's working directory, {unix} the path of the same
 server's unix socket, {abstract} the name of its abstract unix socket, {mtu} a TLS front that
 requires a client certificate of the test CA, {certs} the test certificates' directory.
+unordered=True compares the requests the server received as a sorted list (-Z: parallel
+transfers arrive in no set order).
 """
 import os
 
 
 class Case:
     def __init__(self, name, args, stdin=b"", files=None, compare=("req", "out", "files", "exit", "tls"), differs=None,
-                 differs_in=(), check=None, env=None, mtime=False, umask=0o022, keep_expect=False):
+                 differs_in=(), check=None, env=None, mtime=False, umask=0o022, keep_expect=False, unordered=False):
         self.name = name
         self.args = args
         self.stdin = stdin
@@ -24,6 +26,8 @@ class Case:
         self.mtime = mtime
         self.umask = umask
         self.keep_expect = keep_expect
+        # -Z: the requests of parallel transfers arrive in no set order; compared as a sorted list.
+        self.unordered = unordered
         self.slug = "".join(c if c.isalnum() else "-" for c in name)[:80] + "-" + str(id(self) % 100000)
 
 
@@ -651,3 +655,38 @@ case("-w %{json}: an unfollowed redirect", ["-s", "-o", "/dev/null", "-w", "%{js
      compare=("req", "exit"), check=json_write_out_agrees)
 case("-w %{json}: a failed transfer", ["-s", "-w", "%{json}", "http://127.0.0.1:1/"], compare=("exit",),
      check=lambda c, k: json_write_out_agrees(c, k, loose=("errormsg",)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 14 §4: -Z/--parallel. Only what has one order is compared as output: files, bodies of
+# transfers that end in a known order (a slow first one with --parallel-immediate; a second one
+# to the same origin, which waits for the first one's response head without it, as curl's
+# transfers wait to learn whether the connection multiplexes; --parallel-max 1).
+
+case("-Z: two URLs to -o files", ["-s", "-Z", "-o", "a.txt", "{u}/s?body=a", "-o", "b.txt", "{u}/s?body=b"], unordered=True)
+case("-Z --parallel-immediate: stdout in the order the transfers end",
+     ["-s", "-Z", "--parallel-immediate", "{u}/slow?ms=400", "{u}/s?body=second%0A"], unordered=True)
+case("-Z: a second transfer to the origin waits for the first one's head",
+     ["-s", "-Z", "{u}/slow?ms=300", "{u}/s?body=second%0A"], unordered=True)
+case("-Z: -w for each transfer as it ends", ["-s", "-Z", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_code} %{url_effective}\\n",
+                                             "{u}/slow?ms=200", "{u}/s?status=201"], unordered=True)
+case("-Z --parallel-max 1: one at a time, in order",
+     ["-s", "-Z", "--parallel-max", "1", "--parallel-immediate", "{u}/slow?ms=300", "{u}/s?body=second%0A"], unordered=True)
+case("-Z --parallel-max 0 means the default", ["-s", "-Z", "--parallel-max", "0", "{u}/s"])
+case("-Z --parallel-max 301 means the default", ["-s", "-Z", "--parallel-max", "301", "{u}/s"])
+case("-Z --parallel-max x: 2", ["-s", "-Z", "--parallel-max", "x", "{u}/s"])
+case("-Z: the exit code is the last failure's (7, then 28)",
+     ["-s", "-Z", "--parallel-immediate", "-m", "0.4", "-o", "/dev/null", "-o", "/dev/null", "http://127.0.0.1:1/", "{u}/slow?ms=1500"],
+     unordered=True)
+case("-Z: a success after a failure keeps the failure's code",
+     ["-s", "-Z", "--parallel-immediate", "-o", "/dev/null", "-o", "/dev/null", "http://127.0.0.1:1/", "{u}/slow?ms=300"],
+     unordered=True)
+case("-Z -f: a 404 among successes", ["-s", "-Z", "-f", "{u}/s?status=404", "-o", "a.txt", "{u}/s?body=a"], unordered=True)
+case("-Z --fail-early: the others end with 42, the exit code is the first failure's",
+     ["-s", "-Z", "--fail-early", "--parallel-immediate", "-f", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_code}\\n",
+      "{u}/slow?ms=500", "{u}/s?status=404"], unordered=True)
+case("-Z: a URL that cannot be globbed ends the run with 3, nothing sent", ["-s", "-Z", "{u}/s?body=a", "{u}/s["])
+case("-Z --remote-name-all with a glob", ["-s", "-Z", "--remote-name-all", "{u}/dl/[1-3].txt"], unordered=True)
+case("-Z with -: groups", ["-s", "-Z", "-o", "a.txt", "{u}/s?body=a", "-:", "-H", "X-G: 2", "-o", "b.txt", "{u}/s?body=b"],
+     unordered=True)
+case("-Z -d: uploads in parallel", ["-s", "-Z", "-d", "x=1", "-o", "a.txt", "{u}/echo", "-o", "b.txt", "{u}/echo?two"], unordered=True)

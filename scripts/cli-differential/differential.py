@@ -174,8 +174,11 @@ class Runner:
                 requests += more
                 connections += more_connections
         files = snapshot(cwd, case.mtime)
+        normalised = self.normalise_requests(requests, case.keep_expect)
+        if case.unordered:
+            normalised = sorted(normalised)
         return Result(proc.returncode, self.normalise_bytes(proc.stdout), proc.stderr.decode("utf-8", "replace"),
-                      self.normalise_requests(requests, case.keep_expect), connections, self.normalise_files(files),
+                      normalised, connections, self.normalise_files(files),
                       (self.tls.last_version or self.mtls.last_version, self.tls.last_cipher or self.mtls.last_cipher))
 
     # Normalisation: only what necessarily differs between two tools

@@ -3,6 +3,7 @@
 // are AFNetworking's (NSURLSessionAuthChallengeDisposition): use a credential, default handling,
 // cancel, reject the protection space.
 
+import CourierBytes
 import CourierTLS
 
 /// A user name and password for HTTP Basic (RFC 7617) or Digest (RFC 7616) authentication.

@@ -35,7 +35,7 @@ extension RequestSerializer {
         boundary: MultipartBoundary,
         constructingBody: (inout MultipartForm) throws -> Void = { _ in }
     ) throws(RequestSerializationError) -> HTTPRequest {
-        let upper = RequestDefaults.uppercasedASCII(method.rawValue)
+        let upper = ASCIICase.uppercased(method.rawValue)
         guard upper != "GET", upper != "HEAD" else {
             throw RequestSerializationError(.methodCannotHaveBody, detail: "\(method) cannot carry a multipart body")
         }

@@ -177,7 +177,7 @@ public struct PropertyListParser: Sendable {
             guard let date = Timestamp(iso8601: try PropertyListParser.scalarText(element).trimmingXMLSpace) else { throw PropertyListError(.invalidScalar) }
             return .date(date)
         case "data":
-            guard let bytes = Base64.decode(try PropertyListParser.scalarText(element)) else { throw PropertyListError(.invalidScalar) }
+            guard let bytes = Base64.decode(try PropertyListParser.scalarText(element), ignoringWhitespace: true) else { throw PropertyListError(.invalidScalar) }
             return .data(bytes)
         default:
             throw PropertyListError(.invalidStructure)

@@ -13,6 +13,7 @@
 //
 // The writer is iterative: an explicit stack, so any depth writes without recursion.
 
+import CourierBytes
 import CourierJSON
 
 /// Writes `PropertyListValue`s as XML property lists.

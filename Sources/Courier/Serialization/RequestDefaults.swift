@@ -140,7 +140,7 @@ public struct RequestDefaults: Sendable {
 
     /// Whether `method` puts its parameters in the URI (compared upper-cased).
     public func encodesParametersInURI(_ method: HTTPMethod) -> Bool {
-        httpMethodsEncodingParametersInURI.contains(RequestDefaults.uppercasedASCII(method.rawValue))
+        httpMethodsEncodingParametersInURI.contains(ASCIICase.uppercased(method.rawValue))
     }
 
     /// The query string for `parameters`, from the custom closure or `QueryString.build`.
@@ -180,9 +180,6 @@ public struct RequestDefaults: Sendable {
         return (request, false)
     }
 
-    static func uppercasedASCII(_ text: String) -> String {
-        String(decoding: text.utf8.map { $0 &- UInt8(ascii: "a") < 26 ? $0 - 32 : $0 }, as: UTF8.self)
-    }
 }
 
 extension QueryValue {

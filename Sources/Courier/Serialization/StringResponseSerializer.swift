@@ -54,7 +54,7 @@ public enum TextCharset: Sendable, Hashable {
     /// iso-8859-1 / iso_8859-1 / latin1 / l1 / iso-latin-1.
     /// - Parameter name: the name.
     public init?(name: String) {
-        switch RequestDefaults.uppercasedASCII(name) {
+        switch ASCIICase.uppercased(name) {
         case "UTF-8", "UTF8": self = .utf8
         case "US-ASCII", "ASCII", "US", "ANSI_X3.4-1968", "ISO646-US": self = .usASCII
         case "ISO-8859-1", "ISO_8859-1", "ISO8859-1", "LATIN1", "L1", "ISO-LATIN-1", "CP819", "IBM819": self = .isoLatin1

@@ -26,6 +26,8 @@
 // carry the byte offset of the offending byte (the input's length for a premature end).
 // Not incremental: the whole body is parsed at once (the response serializer has it in memory).
 
+import CourierBytes
+
 /// A stable XML error code and the byte offset where it was found.
 public struct XMLError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The closed set of reasons.
@@ -396,7 +398,7 @@ struct XMLReader {
         let start = index
         index += 2 // "<?"
         let target = try name()
-        if target.utf8.count == 3, RequestDefaults.uppercasedASCII(target) == "XML", !allowXMLDeclaration {
+        if target.utf8.count == 3, ASCIICase.uppercased(target) == "XML", !allowXMLDeclaration {
             throw fail(.misplacedXMLDeclaration, start)
         }
         while index < bytes.count {

@@ -34,6 +34,8 @@ final class RequestBodySource {
 
     private enum State {
         case bytes(ByteBuffer)
+        /// `file` is the descriptor the length was measured on (`MeasuredBody`); it is shared
+        /// with later attempts of the same request, so the source never closes it.
         case file(path: String, total: UInt64, file: File?, offset: UInt64)
         case stream(total: UInt64?, any MultipartStream, reader: (any MultipartStreamReader)?, sent: UInt64)
         case asyncStream(total: UInt64?, any AsyncBodyStream, reader: (any AsyncBodyReader)?, sent: UInt64)
@@ -60,11 +62,12 @@ final class RequestBodySource {
 
     /// - Parameters:
     ///   - body: the request's body.
-    ///   - length: its length as the head declares it (a file's size was taken when the head was
-    ///     made; the body must keep to it).
+    ///   - measured: its length as the head declares it and, for a file, the descriptor that
+    ///     length was taken from (the body must keep to it).
     ///   - url: the redacted URL, for error messages.
     ///   - paced: whether a form's `throttle` applies (the wire: yes; a rendering: no).
-    init(_ body: HTTPRequest.Body, length: BodyLength, url: String, paced: Bool = true) {
+    init(_ body: HTTPRequest.Body, measured: MeasuredBody, url: String, paced: Bool = true) {
+        let length = measured.length
         self.url = url
         if paced, case .multipart(let form) = body { throttle = form.throttle } else { throttle = nil }
         let total: UInt64?
@@ -72,7 +75,7 @@ final class RequestBodySource {
         switch body {
         case .none: state = .done
         case .bytes(let buffer): state = buffer.readableBytes > 0 ? .bytes(buffer) : .done
-        case .file(let path): state = .file(path: path, total: total ?? 0, file: nil, offset: 0)
+        case .file(let path): state = .file(path: path, total: total ?? 0, file: measured.file, offset: 0)
         case .stream(_, let stream): state = .stream(total: total, stream, reader: nil, sent: 0)
         case .asyncStream(_, let stream): state = .asyncStream(total: total, stream, reader: nil, sent: 0)
         case .multipart(let form):
@@ -86,7 +89,6 @@ final class RequestBodySource {
     /// Closes the open file and stops the stream's thread; idempotent.
     func close() {
         switch state {
-        case .file(_, _, let file, _): try? file?.close()
         case .multipart(_, _, _, _, let open): try? open?.file.close()
         default: break
         }
@@ -139,7 +141,8 @@ final class RequestBodySource {
     private func nextOfFile(path: String, total: UInt64, open: File?, offset: UInt64,
                             fileRanges: Bool) async throws(SessionError) -> Segment? {
         if offset >= total {
-            try? open?.close()
+            // The descriptor is not closed here: later attempts of the request share it, and it
+            // closes when the last holder lets it go.
             state = .done
             return nil
         }

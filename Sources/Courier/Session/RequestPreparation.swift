@@ -122,22 +122,23 @@ enum RequestPreparation {
         }
     }
 
-    /// The framing length of a body; files are measured now.
-    static func bodyLength(_ request: HTTPRequest) async throws(SessionError) -> BodyLength {
+    /// The framing length of a body; a file is opened and measured now, and sent from the same
+    /// descriptor.
+    static func measure(_ request: HTTPRequest) async throws(SessionError) -> MeasuredBody {
         switch request.body {
         case .none:
-            return methodsWithBody.contains(RequestDefaults.uppercasedASCII(request.method.rawValue)) ? .known(0) : .none
-        case .bytes(let buffer): return .known(UInt64(buffer.readableBytes))
-        case .multipart(let form): return .known(form.contentLength)
-        case .stream(let length, _), .asyncStream(let length, _): return length.map { .known($0) } ?? .unknown
+            return MeasuredBody(methodsWithBody.contains(ASCIICase.uppercased(request.method.rawValue)) ? .known(0) : .none)
+        case .bytes(let buffer): return MeasuredBody(.known(UInt64(buffer.readableBytes)))
+        case .multipart(let form): return MeasuredBody(.known(form.contentLength))
+        case .stream(let length, _), .asyncStream(let length, _): return MeasuredBody(length.map { .known($0) } ?? .unknown)
         case .file(let path):
             // open and fstat may wait on the disk: on the blocking-I/O thread, not the pool.
             do {
-                return .known(try await BlockingIOThread.shared.run { () throws(Errno) -> UInt64 in
+                let (file, size) = try await BlockingIOThread.shared.run { () throws(Errno) -> (File, UInt64) in
                     let file = try File.open(path)
-                    defer { try? file.close() }
-                    return UInt64(try file.size())
-                })
+                    return (file, UInt64(try file.size()))
+                }
+                return MeasuredBody(.known(size), file: file)
             } catch {
                 var failure = SessionError(.fileReadFailed, "cannot read the upload file \(path): \(error)")
                 failure.errno = error
@@ -168,6 +169,23 @@ enum RequestPreparation {
             throw SessionError(.invalidURL, "the URL has no host", url: uri.redactedDescription)
         }
         return ConnectionPool.Origin(scheme: scheme, host: host.text, port: port)
+    }
+}
+
+/// A request body's framing length, measured before the head is encoded. For a file body it
+/// keeps the descriptor the length was taken from, and the body is read from that descriptor:
+/// one open per request, and no window in which another file could take the path's place
+/// between measuring and sending. Every attempt on the connection reads it from offset 0 (pread
+/// and sendfile take offsets), and it closes when the last holder lets it go.
+struct MeasuredBody: Sendable {
+    /// The length the head declares.
+    let length: BodyLength
+    /// The open upload file, for a `.file` body.
+    let file: File?
+
+    init(_ length: BodyLength, file: File? = nil) {
+        self.length = length
+        self.file = file
     }
 }
 

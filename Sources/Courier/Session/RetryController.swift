@@ -3,6 +3,7 @@
 // asks it at two points only, both before anything of the response reached the caller's sink: a
 // final response head (its status and Retry-After), and a failed attempt (its error).
 
+import CourierBytes
 import CourierHTTP1
 import CourierPosix
 import Synchronization
@@ -76,7 +77,7 @@ final class RetryController: Sendable {
     }
 
     private func plan(_ reason: RetryReason, retryAfter: Duration?, request: HTTPRequest) -> RetryPlan? {
-        guard policy.allows(method: RequestDefaults.uppercasedASCII(request.method.rawValue), headers: request.headers),
+        guard policy.allows(method: ASCIICase.uppercased(request.method.rawValue), headers: request.headers),
               request.body.isReplayable else { return nil }
         let elapsed = policy.clock.now() - started
         if let limit = policy.maximumTime, elapsed >= limit { return nil }

@@ -386,7 +386,8 @@ public final class Session: Sendable {
         var prepared = RequestPreparation.prepare(request, configuration: configuration, isRangeRequest: false)
         _ = try RequestPreparation.origin(of: prepared.uri)
         prepared = RequestPreparation.addingCookies(to: prepared, from: configuration.cookieJar)
-        let length = try await RequestPreparation.bodyLength(prepared)
+        let measured = try await RequestPreparation.measure(prepared)
+        let length = measured.length
         prepared = RequestPreparation.addingExpectation(to: prepared, length: length, configuration: configuration, refused: false).request
         let head = try RequestPreparation.encodeHead(prepared, length: length)
         var bytes = ByteBuffer(bytes: head.bytes.joined)
@@ -398,7 +399,7 @@ public final class Session: Sendable {
         let chunked = head.framing == .chunked
         var encoder = ChunkedEncoder()
         // Not paced: a throttled form renders at once (only the wire is held to the rate).
-        let source = RequestBodySource(prepared.body, length: length, url: url, paced: false)
+        let source = RequestBodySource(prepared.body, measured: measured, url: url, paced: false)
         defer { source.close() }
         while let segment = try await source.next(fileRanges: false) {
             guard case .bytes(let piece) = segment else { preconditionFailure("a file range where bytes were asked for") }

@@ -16,8 +16,9 @@ extension Transfer {
     /// it throws: an upload stopped by an early response still reports what went out). The body
     /// comes from a `RequestBodySource`, which does every file and stream read off the
     /// cooperative pool; `Session.renderedRequest` reads the same source.
-    func sendBody(_ request: HTTPRequest, length: BodyLength, on connection: HTTP1Connection,
-                          sent: inout UInt64) async throws {
+    func sendBody(_ request: HTTPRequest, body: MeasuredBody, on connection: HTTP1Connection,
+                  sent: inout UInt64) async throws {
+        let length = body.length
         let total: UInt64?
         switch length {
         case .known(let n): total = n
@@ -25,7 +26,7 @@ extension Transfer {
         }
         if case .none = request.body { return }
         let url = request.uri.redactedDescription
-        let source = RequestBodySource(request.body, length: length, url: url)
+        let source = RequestBodySource(request.body, measured: body, url: url)
         defer { source.close() }
         // File ranges go out with sendfile on a plain connection (zero copy); over TLS the bytes
         // must be encrypted here, so the source reads them into memory on its thread.

@@ -231,11 +231,12 @@ struct Transfer: Sendable {
             case .proceed(let next, let context): (sent, cacheContext) = (next, context)
             }
             sent = RequestPreparation.routing(sent, through: route, answering407: proxyAnswered)
-            let length = try await RequestPreparation.bodyLength(sent)
+            let body = try await RequestPreparation.measure(sent)
+            let length = body.length
             let (asking, expectTimeout) = RequestPreparation.addingExpectation(to: sent, length: length, configuration: configuration,
                                                                                refused: expectationRefused)
             let encoded = try RequestPreparation.encodeHead(asking, length: length)
-            let step = try await exchange(asking, callerRequest: request, origin: origin, length: length, encoded: encoded,
+            let step = try await exchange(asking, callerRequest: request, origin: origin, body: body, encoded: encoded,
                                           expectTimeout: expectTimeout, sink: sink, redirectsSoFar: redirects,
                                           authentication: authentication, mayResendWithoutExpect: !expectationRefused,
                                           mayAnswer407: !proxyAnswered, cache: cacheContext)
@@ -321,7 +322,7 @@ struct Transfer: Sendable {
     /// One request and its response on a pooled connection.
     /// `request` is sent; `callerRequest` is the same request without the jar's cookies, from which
     /// a redirect's next request is made.
-    private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, length: BodyLength,
+    private func exchange(_ request: HTTPRequest, callerRequest: HTTPRequest, origin: ConnectionPool.Origin, body: MeasuredBody,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           mayAnswer407: Bool, cache: CacheContext?) async throws(SessionError) -> Step {
@@ -329,7 +330,7 @@ struct Transfer: Sendable {
         let begun = Flag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
-                try await self.exchange(on: connection, request: request, callerRequest: callerRequest, length: length, encoded: encoded,
+                try await self.exchange(on: connection, request: request, callerRequest: callerRequest, body: body, encoded: encoded,
                                         expectTimeout: expectTimeout, sink: sink, begun: begun, redirectsSoFar: redirectsSoFar,
                                         authentication: authentication, mayResendWithoutExpect: mayResendWithoutExpect,
                                         answering407: mayAnswer407 ? origin.proxy : nil, cache: cache)
@@ -381,7 +382,7 @@ struct Transfer: Sendable {
         return result
     }
 
-    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, length: BodyLength,
+    private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, body: MeasuredBody,
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           answering407 route: ProxyRoute?, cache: CacheContext?) async throws -> Step {
@@ -420,7 +421,7 @@ struct Transfer: Sendable {
                                       expectContinueTimeout: expectTimeout)
         var sent: UInt64 = 0
         do {
-            try await sendBody(request, length: length, on: connection, sent: &sent)
+            try await sendBody(request, body: body, on: connection, sent: &sent)
         } catch let error as ConnectionError where error.code == .earlyResponse {
             // The server answered before it took the whole body (an early 413 or 401, or a
             // response that closes): the upload stopped, and that response is the answer, as
@@ -490,12 +491,16 @@ struct Transfer: Sendable {
             return .resendWithoutExpectation
         }
         if configuration.followsRedirects && RedirectRules.isFollowable(head.status),
-           let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription),
-           let next = try await redirect(to: location, from: callerRequest, head: head, redirectsSoFar: redirectsSoFar,
-                                         body: response.body, connection: connection) {
-            try await drain(response.body, connection: connection)
-            metrics.updateTransaction { $0.completed = self.metrics.elapsed }
-            return .redirect(head, next: next)
+           let location = try await redirectLocation(response, connection: connection, url: request.uri.redactedDescription) {
+            let decision = try await redirect(to: location, from: callerRequest, head: head, redirectsSoFar: redirectsSoFar,
+                                              body: response.body, connection: connection)
+            // A refused redirect falls through: the 3xx is the response.
+            if case .refused = decision {} else {
+                try await drain(response.body, connection: connection)
+                metrics.updateTransaction { $0.completed = self.metrics.elapsed }
+                if case .follow(let next) = decision { return .redirect(head, next: next) }
+                return .redirect(head, next: nil)
+            }
         }
         let authOrigin = "\(request.uri.scheme ?? "http")://\(request.uri.host?.text ?? ""):\(request.uri.effectivePort.map { String($0) } ?? "")"
         if head.status == 401, authentication.scheme == .digest, !authentication.staleRetried, let credential = authentication.credential,
@@ -560,13 +565,22 @@ struct Transfer: Sendable {
         return location
     }
 
-    /// Decides a redirect while its response is still unread: the next request (`.some(nil)` when
-    /// over the limit), or nil when the redirect handler refuses it — then the 3xx itself is the
-    /// task's response, as AFNetworking returns it when the redirect block answers nil, and no
-    /// request is sent again. A redirect that cannot be followed drains the body, then throws.
+    /// What to do with a followable 3xx.
+    private enum RedirectDecision {
+        /// Send this request next.
+        case follow(HTTPRequest)
+        /// The redirect limit is reached: the task fails with `.tooManyRedirects`.
+        case overLimit
+        /// The redirect handler refused it: the 3xx itself is the task's response, as
+        /// AFNetworking returns it when the redirect block answers nil; nothing is sent again.
+        case refused
+    }
+
+    /// Decides a redirect while its response is still unread. A redirect that cannot be followed
+    /// drains the body, then throws.
     private func redirect(to location: String, from request: HTTPRequest, head: HTTPResponseHead,
-                          redirectsSoFar: Int, body: HTTP1ResponseBody, connection: HTTP1Connection) async throws -> HTTPRequest?? {
-        guard redirectsSoFar < configuration.redirectLimit else { return .some(nil) }
+                          redirectsSoFar: Int, body: HTTP1ResponseBody, connection: HTTP1Connection) async throws -> RedirectDecision {
+        guard redirectsSoFar < configuration.redirectLimit else { return .overLimit }
         var next: HTTPRequest
         do throws(SessionError) {
             next = try RedirectRules.nextRequest(after: request, status: head.status, location: location,
@@ -582,10 +596,10 @@ struct Transfer: Sendable {
             switch decision {
             case .follow: break
             case .followWith(let replacement): next = replacement
-            case .refuse: return nil
+            case .refuse: return .refused
             }
         }
-        return .some(next)
+        return .follow(next)
     }
 
     /// Reads and drops a body that nobody wants (a redirect's); a large one closes the connection

@@ -1,9 +1,11 @@
 // Base64 (RFC 4648 §4, the standard alphabet with `=` padding), written here because Courier has
-// no Foundation. Used for `sha256//` public-key pins (curl's --pinnedpubkey form) and their messages.
+// no Foundation. One copy for every module: Basic credentials, property-list <data>, and the
+// `sha256//` public-key pins (curl's --pinnedpubkey form).
 //
 // Decoding is strict, as a pin parser should be: the length is a multiple of four, padding only at
-// the end, no whitespace, and the unused low bits of the last symbol are zero (RFC 4648 §3.5), so
-// every byte string has exactly one accepted encoding.
+// the end, and the unused low bits of the last symbol are zero (RFC 4648 §3.5), so every byte
+// string has exactly one accepted encoding. Property lists wrap their <data> lines, so ASCII
+// whitespace may be skipped on request; nothing else is relaxed.
 
 /// Base64 encoding and strict decoding (RFC 4648 §4).
 public enum Base64 {
@@ -50,10 +52,16 @@ public enum Base64 {
     }
 
     /// Decodes padded Base64, strictly.
-    /// - Parameter text: the encoded text.
+    /// - Parameters:
+    ///   - text: the encoded text.
+    ///   - ignoringWhitespace: skip spaces, tabs, CR and LF first (property lists wrap their
+    ///     <data> lines); every other rule still holds.
     /// - Returns: the bytes, or nil when the text is not canonical padded Base64.
-    public static func decode<Text: StringProtocol>(_ text: Text) -> [UInt8]? {
-        decode(bytes: Array(text.utf8))
+    public static func decode<Text: StringProtocol>(_ text: Text, ignoringWhitespace: Bool = false) -> [UInt8]? {
+        guard ignoringWhitespace else { return decode(bytes: Array(text.utf8)) }
+        return decode(bytes: text.utf8.filter { byte in
+            byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "\n") && byte != UInt8(ascii: "\r")
+        })
     }
 
     /// Decodes padded Base64 given as ASCII bytes, strictly.
