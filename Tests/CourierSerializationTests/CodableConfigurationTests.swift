@@ -194,4 +194,68 @@ import Testing
         #expect(throws: DecodingError.self) { try CourierJSONDecoder().decode(SessionConfiguration.self, from: #"{"addressFamily":"v5"}"#) }
         #expect(throws: DecodingError.self) { try CourierJSONDecoder().decode(SessionConfiguration.self, from: #"{"tls":{"minimumVersion":"SSLv3"}}"#) }
     }
+
+    @Test("SessionConfiguration: routing, limits and the retry policy round-trip; values an initialiser would trap on are decoding errors")
+    func sessionConfigurationRoutingLimitsRetry() throws {
+        var configuration = SessionConfiguration()
+        configuration.resolveOverrides = [ResolveOverride(parsing: "Example.COM:443:127.0.0.1,::1")!]
+        configuration.connectTo = [ConnectToOverride(parsing: "example.com::10.0.0.2:8443")!]
+        configuration.unixSocket = UnixSocketAddress(abstractName: "courier-test")
+        configuration.localBinding = LocalBinding(source: .interface("lo"), ports: 40_000...40_100)
+        configuration.decompressionLimits = DecompressionLimits(maximumDecodedSize: 1 << 20, maximumRatio: nil, ratioGraceSize: 4096,
+                                                                maximumCodings: 2, pieceSize: 1024)
+        configuration.parserLimits = HTTP1ParserLimits(maxHeadSize: 8192, maxFieldCount: 50, maxInterimResponses: 2,
+                                                       maxChunkSizeDigits: 8, maxChunkExtensionsSize: 0, maxTrailerSize: 1024)
+        var retry = RetryPolicy()
+        retry.maximumRetries = 5
+        retry.backoff = .exponential(base: .milliseconds(250), cap: .seconds(4))
+        retry.maximumRetryAfter = nil
+        retry.maximumTime = .seconds(20)
+        retry.methods = ["GET", "POST"]
+        retry.statuses = [503]
+        retry.retriesTimeouts = false
+        retry.budget = nil
+        configuration.retryPolicy = retry
+
+        let (decoded, text) = try roundTrip(configuration)
+        #expect(decoded.resolveOverrides == configuration.resolveOverrides, "\(text)")
+        #expect(decoded.resolveOverrides.first?.host == "example.com" && decoded.resolveOverrides.first?.addresses.count == 2)
+        #expect(decoded.connectTo == configuration.connectTo && decoded.connectTo.first?.port == nil)
+        #expect(decoded.unixSocket == configuration.unixSocket && decoded.unixSocket?.isAbstract == true)
+        #expect(decoded.localBinding == configuration.localBinding)
+        #expect(decoded.decompressionLimits == configuration.decompressionLimits)
+        #expect(decoded.parserLimits == configuration.parserLimits)
+        let policy = try #require(decoded.retryPolicy)
+        #expect(policy.maximumRetries == 5 && policy.backoff == .exponential(base: .milliseconds(250), cap: .seconds(4)))
+        #expect(policy.maximumRetryAfter == nil && policy.maximumTime == .seconds(20))
+        #expect(policy.methods == ["GET", "POST"] && policy.statuses == [503] && !policy.retriesTimeouts && policy.retriesResets)
+        #expect(policy.budget == nil)
+
+        // Each backoff form, and the default policy with its budget.
+        for backoff: RetryPolicy.Backoff in [.fullJitter(base: .seconds(1), cap: .seconds(8)), .constant(.milliseconds(1500))] {
+            var other = SessionConfiguration()
+            other.retryPolicy = RetryPolicy()
+            other.retryPolicy?.backoff = backoff
+            let (again, _) = try roundTrip(other)
+            #expect(again.retryPolicy?.backoff == backoff)
+            #expect(again.retryPolicy?.budget?.maximumTokens == RetryBudget().maximumTokens)
+        }
+        // Unset stays unset; absent keys keep the defaults.
+        let (plain, _) = try roundTrip(SessionConfiguration())
+        #expect(plain.retryPolicy == nil && plain.unixSocket == nil && plain.localBinding == nil && plain.resolveOverrides.isEmpty)
+        #expect(plain.parserLimits == .default && plain.decompressionLimits == SessionConfiguration().decompressionLimits)
+
+        // Input that the types' initialisers would trap on is refused with a decoding error.
+        for bad in [#"{"resolveOverrides":[{"host":"a","port":1,"addresses":[]}]}"#,
+                    #"{"resolveOverrides":[{"host":"a","port":1,"addresses":["not-an-address"]}]}"#,
+                    #"{"localBinding":{"ports":[20,10]}}"#,
+                    #"{"localBinding":{"interface":"lo","host":"a"}}"#,
+                    #"{"decompressionLimits":{"ratioGraceSize":0,"maximumCodings":1,"pieceSize":0}}"#,
+                    #"{"parserLimits":{"maxHeadSize":0,"maxFieldCount":1,"maxInterimResponses":1,"maxChunkSizeDigits":1,"maxChunkExtensionsSize":1,"maxTrailerSize":1}}"#] {
+            #expect(throws: DecodingError.self, "\(bad)") { try CourierJSONDecoder().decode(SessionConfiguration.self, from: bad) }
+        }
+        #expect(text.contains(#""kind":"exponential""#), "\(text)")
+        let unknownBackoff = text.replacing(#""kind":"exponential""#, with: #""kind":"linear""#)
+        #expect(throws: DecodingError.self) { try CourierJSONDecoder().decode(SessionConfiguration.self, from: unknownBackoff) }
+    }
 }

@@ -10,15 +10,16 @@
 // - live objects shared with other sessions: `activityTracker`, `cookieJar`, `cache`;
 // - secrets: `credential`, `tls.clientIdentity` (a private key), `proxy` (its URL may carry a user
 //   and password) — keep them out of settings files written by accident;
-// - not yet: `retryPolicy`, `resolveOverrides`, `connectTo`, `unixSocket`, `localBinding`,
-//   `decompressionLimits`, `parserLimits` (plain values; their coding is a later change).
+// Routing (`resolveOverrides`, `connectTo`, `unixSocket`, `localBinding`), the decoder's and the
+// parser's limits and the retry policy are coded in SessionConfiguration+CodableNetwork.swift.
 
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
 
 extension SessionConfiguration: Codable {
-    private enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey {
+        case resolveOverrides, connectTo, unixSocket, localBinding, decompressionLimits, parserLimits, retryPolicy
         case connectTimeout, idleTimeout, totalTimeout, maximumConnectionsPerHost, connectionIdleTimeout
         case tls, securityPolicy, addressFamily, connectionAttemptDelay, tcpKeepAlive
         case maximumReceiveRate, maximumSendRate, lowSpeedLimit
@@ -99,6 +100,7 @@ extension SessionConfiguration: Codable {
         if let coded = try c.decodeIfPresent(CodedExpectContinue.self, forKey: .expectContinue) {
             expectContinue = ExpectContinuePolicy(threshold: coded.threshold, timeout: coded.timeout.duration)
         }
+        try decodeNetworkParts(from: c)
     }
 
     /// Encodes the plain parts (see the top of this file for what is left out and why).
@@ -136,5 +138,6 @@ extension SessionConfiguration: Codable {
         try c.encode(maximumTotalHeadSize, forKey: .maximumTotalHeadSize)
         try c.encode(CodedExpectContinue(threshold: expectContinue.threshold, timeout: CodedDuration(expectContinue.timeout)),
                      forKey: .expectContinue)
+        try encodeNetworkParts(to: &c)
     }
 }
