@@ -45,7 +45,8 @@ public enum QuietProcess {
         var template = Array("/tmp/courier-quiet-XXXXXX".utf8CString)
         let fd = mkstemp(&template)
         precondition(fd >= 0, "mkstemp failed: \(errno)")
-        let logPath = String(cString: template)
+        // The template without its terminating NUL, as UTF-8 (String(cString:) on an array is deprecated).
+        let logPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(logPath) }
 
         var actions = posix_spawn_file_actions_t()
