@@ -88,7 +88,7 @@ extension SessionTests {
                 let redirected = try await session.uploadTask(with: server.request(.put, "/temporary"), from: .file(path: path)).value
                 #expect(redirected.readableString == "whole")
                 _ = try await session.dataTask(with: server.request("/warm")).value
-                let retried = try await session.uploadTask(with: server.request(.put, "/flaky"), from: .file(path: path)).onlyResponse()
+                let retried = await session.uploadTask(with: server.request(.put, "/flaky"), from: .file(path: path)).onlyResponse()
                 #expect(retried.result.successValue?.readableString == "whole")
                 #expect(hits.all == [4, 1], "the first attempt on the reused connection (after /temporary, /check, /warm), the second on a fresh one")
                 await session.finishTasksAndInvalidate()
