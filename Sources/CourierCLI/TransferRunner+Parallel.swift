@@ -73,6 +73,19 @@ final class OriginGate: Sendable {
 }
 
 extension TransferRunner {
+    /// A URL's glob and its upload files expanded (`-T` globs are expanded first: curl loops
+    /// over the upload files outside the URL's expansions). With `-g` both are taken literally.
+    /// - Throws: `GlobError` for a URL or upload name that is not a valid glob (curl's 3).
+    static func globs(url: String, upload: String?, globOff: Bool) throws(GlobError) -> (URLGlob, [String?]) {
+        let urlGlob = globOff ? URLGlob(literal: url) : try URLGlob(parsing: url)
+        guard let upload else { return (urlGlob, [nil]) }
+        if globOff { return (urlGlob, [upload]) }
+        var iterator = try URLGlob(parsing: upload).makeIterator()
+        var uploads: [String?] = []
+        while let next = iterator.next() { uploads.append(next.url) }
+        return (urlGlob, uploads)
+    }
+
     /// One transfer of a parallel run.
     private struct Job: Sendable {
         let expansion: URLGlob.Expansion
@@ -133,18 +146,9 @@ extension TransferRunner {
             for (urlNumber, node) in options.nodes.enumerated() {
                 guard let urlText = node.url else { continue }
                 let urlGlob: URLGlob
-                var uploads: [String?] = [nil]
+                let uploads: [String?]
                 do throws(GlobError) {
-                    urlGlob = options.globOff ? URLGlob(literal: urlText) : try URLGlob(parsing: urlText)
-                    if let upload = node.upload {
-                        if options.globOff {
-                            uploads = [upload]
-                        } else {
-                            var iterator = try URLGlob(parsing: upload).makeIterator()
-                            uploads = []
-                            while let next = iterator.next() { uploads.append(next.url) }
-                        }
-                    }
+                    (urlGlob, uploads) = try TransferRunner.globs(url: urlText, upload: node.upload, globOff: options.globOff)
                 } catch {
                     if global.showsErrors { printError("courier: (3) " + error.text(for: urlText)) }
                     for (session, _) in sessions.values { await session.finishTasksAndInvalidate() }

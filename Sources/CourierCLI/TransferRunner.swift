@@ -104,20 +104,10 @@ struct TransferRunner {
             }
             for (urlNumber, node) in options.nodes.enumerated() {
                 guard let urlText = node.url else { continue }
-                // Globs: the upload files (outer loop), then the URL (curl's order).
                 let urlGlob: URLGlob
-                var uploads: [String?] = [nil]
+                let uploads: [String?]
                 do throws(GlobError) {
-                    urlGlob = options.globOff ? URLGlob(literal: urlText) : try URLGlob(parsing: urlText)
-                    if let upload = node.upload {
-                        if options.globOff {
-                            uploads = [upload]
-                        } else {
-                            var iterator = try URLGlob(parsing: upload).makeIterator()
-                            uploads = []
-                            while let next = iterator.next() { uploads.append(next.url) }
-                        }
-                    }
+                    (urlGlob, uploads) = try TransferRunner.globs(url: urlText, upload: node.upload, globOff: options.globOff)
                 } catch {
                     // curl stops at a URL it cannot glob.
                     if global.showsErrors { printError("courier: (3) " + error.text(for: urlText)) }
