@@ -699,3 +699,4 @@ case("-Z -d: uploads in parallel", ["-s", "-Z", "-d", "x=1", "-o", "a.txt", "{u}
 case("--trace: a POST's head, its data and the reply's lines", ["-s", "--trace", "t.trace", "-d", "a=b", "{u}/s?body=hello"])
 case("--trace: chunk-size lines in Recv data", ["-s", "--trace", "t.trace", "{u}/s?chunked=1&body=0123456789abcdefghij"])
 case("--trace: a redirect followed on the same connection", ["-s", "-L", "--trace", "t.trace", "{u}/redirect/302?to=/s%3Fbody%3Dthere"])
+case("--trace over https: the plaintext (curl's SSL data records set aside)", ["-s", "--cacert", "{ca}", "--trace", "t.trace", "{tu}/s?body=secret"])
