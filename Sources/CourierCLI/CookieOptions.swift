@@ -66,8 +66,8 @@ struct CookieOptions: Sendable {
     /// Loads this group's -b files into the run's jar (when the group starts).
     /// - Parameters:
     ///   - jar: the run's jar.
-    ///   - verbose: print a warning for each file that cannot be read.
-    func load(into jar: CookieJar, verbose: Bool) async {
+    ///   - global: the trace (-v, --trace) that tells of each file that cannot be read.
+    func load(into jar: CookieJar, global: GlobalOptions) async {
         for path in files where !path.isEmpty {
             if path == "-" {
                 guard let input = try? StandardStreams.readInput() else { continue }
@@ -77,7 +77,7 @@ struct CookieOptions: Sendable {
             do {
                 try await jar.load(contentsOf: path, discardingSessionCookies: discardsSessionCookies)
             } catch {
-                if verbose { StandardStreams.writeError("* WARNING: failed to open cookie file \"\(path)\"\n") }
+                global.information("* WARNING: failed to open cookie file \"\(path)\"\n")
             }
         }
     }

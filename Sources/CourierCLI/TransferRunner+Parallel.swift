@@ -128,7 +128,7 @@ extension TransferRunner {
             let options = plan.options
             var settings = plan.settings
             if let jar, plan.cookies.enablesEngine {
-                await plan.cookies.load(into: jar, verbose: global.verbose)
+                await plan.cookies.load(into: jar, global: global)
                 settings.cookieJar = jar
             }
             let transfers: NetworkTransfers?

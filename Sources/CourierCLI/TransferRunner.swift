@@ -88,7 +88,7 @@ struct TransferRunner {
             let offlineSession: Session?
             started += 1
             if let jar, plan.cookies.enablesEngine {
-                await plan.cookies.load(into: jar, verbose: global.verbose)
+                await plan.cookies.load(into: jar, global: global)
                 settings.cookieJar = jar
             }
             do throws(CLIError) {

@@ -235,6 +235,9 @@ extension CLITests {
             let traceLast = courier(["-v", "--trace-ascii", "%", "-o", "/dev/null", url])
             #expect(traceLast.stderr.hasPrefix("Warning: --trace-ascii overrides an earlier trace/verbose option\n"))
             #expect(traceLast.stderr.contains("=> Send header, ") && !traceLast.stderr.contains("> GET"))
+            // Information lines -v prints outside the task's events are Info records too.
+            let cookies = courier(["-b", directory + "/missing.txt", "--trace-ascii", "%", "-o", "/dev/null", url])
+            #expect(cookies.stderr.hasPrefix("== Info: WARNING: failed to open cookie file \"\(directory)/missing.txt\"\n"), "\(cookies.stderr)")
             let silent = courier(["-s", "-v", "--trace", "%", "-o", "/dev/null", url])
             #expect(!silent.stderr.contains("Warning"))
             #expect(silent.stderr.contains("0000: 47 45 54 20 2f 63 72 61 66 74 65 64 20 48 54 54 GET /crafted HTT\n"))
