@@ -3,6 +3,7 @@
 // HTTPParserError, HTTPEncodingError, Errno). After any ConnectionError except `invalidRequest` and
 // `notReusable` (local misuse that sent nothing) the connection is closed and never reused.
 
+import CourierBytes
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
@@ -10,29 +11,18 @@ import CourierTLS
 /// Why an `HTTP1Connection` operation failed.
 public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     /// A stable error code. Compare codes, never messages.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The code's name.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .connectTimeout, .localBindFailed, .transferTooSlow, .tlsHandshakeTimeout, .idleTimeout,
             .totalTimeout, .connectFailed, .tlsFailed, .protocolError, .remoteClosed, .bodyTruncated,
             .cancelled, .invalidRequest, .notReusable, .earlyResponse, .proxyTunnelFailed, .bodyTooLarge
         ]
-
-        /// The code's name.
-        public var description: String { rawValue }
 
         /// The TCP connection was not established within `connectTimeout` (curl exit 28).
         public static let connectTimeout = Code("connectTimeout")

@@ -4,6 +4,7 @@
 // ContentDecodingError. `afNetworkingCode` gives the NSURLError numbers AFNetworking users know;
 // curl's exit codes are the tool's vocabulary, mapped in CourierCurlExitCodes (issue 15 §4).
 
+import CourierBytes
 import CourierCompression
 import CourierHTTP1
 import CourierMultipart
@@ -12,31 +13,20 @@ import CourierPosix
 /// An error from a session task.
 public struct SessionError: Error, Sendable, CustomStringConvertible {
     /// The stable error codes. Message text is not API; codes are.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The code's name.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .cancelled, .invalidRequest, .invalidURL, .unsupportedScheme, .insecureRedirect,
             .tooManyRedirects, .redirectLoop, .redirectRefused, .badContentEncoding, .decodedSizeExceeded,
             .fileTooLarge, .bodyTooLarge, .resumeMismatch, .rangeNotSatisfiable, .fileWriteFailed,
             .invalidDestination, .fileReadFailed, .connection, .serialization, .invalidated,
             .responseHeadsTooLarge, .conflictingLocations, .invalidProxy, .unsupportedProxyScheme, .cacheMiss
         ]
-
-        /// The code's name.
-        public var description: String { rawValue }
 
         /// The task was cancelled (AFNetworking -999).
         public static let cancelled = Code("cancelled")
