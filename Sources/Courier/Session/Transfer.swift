@@ -98,8 +98,8 @@ final class MetricsRecorder: Sendable {
 }
 
 struct Transfer: Sendable {
-    let storage: SessionStorage
-    let core: TaskCore
+    let storage: SessionState
+    let core: TaskLifecycle
     let metrics: MetricsRecorder
     /// Resumed downloads ask for a range; then no compression is requested.
     let isRangeRequest: Bool
@@ -327,7 +327,7 @@ struct Transfer: Sendable {
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           mayAnswer407: Bool, cache: CacheContext?) async throws(SessionError) -> Step {
         let url = request.uri.redactedDescription
-        let begun = Flag()
+        let begun = OneWayFlag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
                 try await self.exchange(on: connection, request: request, callerRequest: callerRequest, body: body, encoded: encoded,
@@ -364,7 +364,7 @@ struct Transfer: Sendable {
         }
     }
 
-    static func sessionError(_ error: any Error, url: String, core: TaskCore, limits: HTTP1ParserLimits) -> SessionError {
+    static func sessionError(_ error: any Error, url: String, core: TaskLifecycle, limits: HTTP1ParserLimits) -> SessionError {
         if core.isCancelled { return SessionError(.cancelled, "the task was cancelled", url: url) }
         var result: SessionError
         switch error {
@@ -383,7 +383,7 @@ struct Transfer: Sendable {
     }
 
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, body: MeasuredBody,
-                          encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
+                          encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: OneWayFlag, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           answering407 route: ProxyRoute?, cache: CacheContext?) async throws -> Step {
         let reused = connection.requestCount > 0
@@ -552,7 +552,7 @@ struct Transfer: Sendable {
     // MARK: Receiving
 
     private func receiveBody(_ response: HTTP1Response, head: HTTPResponseHead, request: HTTPRequest,
-                             sink: some ResponseSink, begun: Flag, connection: HTTP1Connection) async throws {
+                             sink: some ResponseSink, begun: OneWayFlag, connection: HTTP1Connection) async throws {
         let url = request.uri.redactedDescription
         let announced = configuration.ignoresContentLength ? nil : head.headers.first(name: "Content-Length").flatMap { UInt64($0) }
         var decoder = try ContentDecoding.make(for: head.headers, request: request, configuration: configuration, url: url)
@@ -721,7 +721,7 @@ final class Deadline: Sendable {
 }
 
 /// A one-way flag shared with a Sendable closure.
-final class Flag: Sendable {
+final class OneWayFlag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }
