@@ -132,8 +132,10 @@ let package = Package(
         linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
 
         // Shared test helpers (the split harness every parser test goes through).
-        .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
+        .target(name: "CourierTestSupport", dependencies: ["CourierBytes", "CCourierTestSpawn"],
                 path: "Tests/CourierTestSupport", swiftSettings: strict),
+        // posix_spawn's closefrom action for ChildProcess (not exported by Swift's Glibc module).
+        .target(name: "CCourierTestSpawn", path: "Tests/CCourierTestSpawn"),
         .testTarget(name: "CourierBytesTests", dependencies: ["CourierBytes", "CourierTestSupport"],
                     swiftSettings: strict),
         // Unicode/IdnaTestV2.txt.gz: Unicode's IDNA conformance vectors, read by the tests.
