@@ -3,6 +3,7 @@
 // one gets `downloadFileMode` less the umask, and what cannot be done is a typed error naming why.
 
 import Courier
+import CourierCurlExitCodes
 import CourierLoopbackServer
 import CourierTestSupport
 import Glibc
