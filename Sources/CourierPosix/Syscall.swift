@@ -479,7 +479,6 @@ enum Sys {
 
     // MARK: Clock
 
-    /// CLOCK_MONOTONIC in nanoseconds: never jumps with wall-clock changes.
     /// Seconds since the Unix epoch on CLOCK_REALTIME (the wall clock: it jumps when it is set).
     static func realtimeSeconds() -> Int64 {
         var ts = timespec()
@@ -505,6 +504,7 @@ enum Sys {
         return (Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 
+    /// CLOCK_MONOTONIC in nanoseconds: never jumps with wall-clock changes.
     static func monotonicNanoseconds() -> Int64 {
         var ts = timespec()
         let r = clock_gettime(CLOCK_MONOTONIC, &ts)

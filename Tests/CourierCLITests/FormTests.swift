@@ -257,7 +257,9 @@ extension CLITests {
                     chunk = c.recv(1 << 20)
                     if not chunk: break
                     received += len(chunk); tail = (tail + chunk)[-64:]
-                open(d + "/result", "w").write("%d %d %r" % (received, length, tail))
+                # Written whole, then renamed: the test polls for the name and must not read it half-written.
+                with open(d + "/result.tmp", "w") as f: f.write("%d %d %r" % (received, length, tail))
+                os.rename(d + "/result.tmp", d + "/result")
                 """)
             let python = startProcess(["/usr/bin/python3", dir + "/server.py", dir], stdout: .path("/dev/null", O_WRONLY),
                                       stderr: .path(dir + "/server.err", O_WRONLY | O_CREAT | O_TRUNC))
