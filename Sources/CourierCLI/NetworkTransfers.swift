@@ -23,6 +23,7 @@
 // other hosts too; -e ";auto" sets Referer to the previous URL.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierJSON
