@@ -13,8 +13,11 @@ extension SessionTests {
             try await withServer(scripted(["/slow": stallingBody(length: 1_000_000, sent: 5000)])) { server in
                 let tracker = NetworkActivityTracker()
                 let counts = Recorder<Int>()
+                // Subscribed here, not inside the watcher: a task's resume reaches the tracker at
+                // once, possibly before the watcher runs.
+                let countStream = tracker.activityCounts()
                 let watcher = Task {
-                    for await count in tracker.activityCounts() { counts.append(count) }
+                    for await count in countStream { counts.append(count) }
                 }
                 // The watcher subscribes on its own task: wait for the count it starts with, or the
                 // first task's 1 may come before the subscription and the leading 0 be missed.

@@ -284,13 +284,18 @@ extension StringResponseSerializer: Codable {
     }
 }
 
-extension JSONResponseSerializer: Codable {
+/// The reading settings the two JSON serializers share (`JSONDocumentResponseSerializer` is
+/// `JSONResponseSerializer` without the tree), coded once for both.
+private protocol JSONReadingSettings: ValidationSettings {
+    var allowsFragments: Bool { get set }
+    var removesKeysWithNullValues: Bool { get set }
+    var limits: JSONParser.Limits { get set }
+}
+
+extension JSONReadingSettings {
     /// Decodes the validation settings, `allowsFragments`, `removesKeysWithNullValues` and the
-    /// depth limit (`maximumDepth`).
-    /// - Parameter decoder: the decoder.
-    /// - Throws: `DecodingError` for a value of the wrong type.
-    public init(from decoder: any Decoder) throws {
-        self.init()
+    /// depth limit (`maximumDepth`) over the current values.
+    mutating func decodeJSONReading(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: ResponseSerializerCodingKeys.self)
         try decodeValidation(container)
         allowsFragments = try container.decode(Bool.self, forKey: .allowsFragments, keeping: allowsFragments)
@@ -299,9 +304,7 @@ extension JSONResponseSerializer: Codable {
     }
 
     /// Encodes the validation settings and the reading options.
-    /// - Parameter encoder: the encoder.
-    /// - Throws: what the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
+    func encodeJSONReading(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: ResponseSerializerCodingKeys.self)
         try encodeValidation(&container)
         try container.encode(allowsFragments, forKey: .allowsFragments)
@@ -310,30 +313,39 @@ extension JSONResponseSerializer: Codable {
     }
 }
 
-extension JSONDocumentResponseSerializer: Codable {
+extension JSONResponseSerializer: JSONReadingSettings {}
+extension JSONDocumentResponseSerializer: JSONReadingSettings {}
+
+extension JSONResponseSerializer: Codable {
     /// Decodes the validation settings, `allowsFragments`, `removesKeysWithNullValues` and the
     /// depth limit (`maximumDepth`).
     /// - Parameter decoder: the decoder.
     /// - Throws: `DecodingError` for a value of the wrong type.
     public init(from decoder: any Decoder) throws {
         self.init()
-        let container = try decoder.container(keyedBy: ResponseSerializerCodingKeys.self)
-        try decodeValidation(container)
-        allowsFragments = try container.decode(Bool.self, forKey: .allowsFragments, keeping: allowsFragments)
-        removesKeysWithNullValues = try container.decode(Bool.self, forKey: .removesKeysWithNullValues, keeping: removesKeysWithNullValues)
-        limits.maxDepth = try container.decode(Int.self, forKey: .maximumDepth, keeping: limits.maxDepth)
+        try decodeJSONReading(from: decoder)
     }
 
     /// Encodes the validation settings and the reading options.
     /// - Parameter encoder: the encoder.
     /// - Throws: what the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: ResponseSerializerCodingKeys.self)
-        try encodeValidation(&container)
-        try container.encode(allowsFragments, forKey: .allowsFragments)
-        try container.encode(removesKeysWithNullValues, forKey: .removesKeysWithNullValues)
-        try container.encode(limits.maxDepth, forKey: .maximumDepth)
+    public func encode(to encoder: any Encoder) throws { try encodeJSONReading(to: encoder) }
+}
+
+extension JSONDocumentResponseSerializer: Codable {
+    /// Decodes the validation settings, `allowsFragments`, `removesKeysWithNullValues` and the
+    /// depth limit (`maximumDepth`), as `JSONResponseSerializer` does.
+    /// - Parameter decoder: the decoder.
+    /// - Throws: `DecodingError` for a value of the wrong type.
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        try decodeJSONReading(from: decoder)
     }
+
+    /// Encodes the validation settings and the reading options, as `JSONResponseSerializer` does.
+    /// - Parameter encoder: the encoder.
+    /// - Throws: what the encoder throws.
+    public func encode(to encoder: any Encoder) throws { try encodeJSONReading(to: encoder) }
 }
 
 extension XMLResponseSerializer: Codable {

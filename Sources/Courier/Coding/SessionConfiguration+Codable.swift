@@ -12,6 +12,10 @@
 //   and password) — keep them out of settings files written by accident;
 // Routing (`resolveOverrides`, `connectTo`, `unixSocket`, `localBinding`), the decoder's and the
 // parser's limits and the retry policy are coded in SessionConfiguration+CodableNetwork.swift.
+//
+// Each field is one line of `codedFields` (a `CodedField`: its key, its key path, and for the
+// fields written in their own words the two conversions), read by `init(from:)` and written by
+// `encode(to:)` in that order.
 
 import CourierHTTP1
 import CourierPosix
@@ -31,16 +35,25 @@ extension SessionConfiguration: Codable {
     private struct CodedKeepAlive: Codable {
         var idle: CodedDuration
         var interval: CodedDuration
+
+        init(_ value: TCPKeepAlive) { (idle, interval) = (CodedDuration(value.idle), CodedDuration(value.interval)) }
+        var value: TCPKeepAlive { TCPKeepAlive(idle: idle.duration, interval: interval.duration) }
     }
 
     private struct CodedLowSpeedLimit: Codable {
         var bytesPerSecond: Int
         var duration: CodedDuration
+
+        init(_ value: LowSpeedLimit) { (bytesPerSecond, duration) = (value.bytesPerSecond, CodedDuration(value.duration)) }
+        var value: LowSpeedLimit { LowSpeedLimit(bytesPerSecond: bytesPerSecond, duration: duration.duration) }
     }
 
     private struct CodedExpectContinue: Codable {
         var threshold: UInt64?
         var timeout: CodedDuration
+
+        init(_ value: ExpectContinuePolicy) { (threshold, timeout) = (value.threshold, CodedDuration(value.timeout)) }
+        var value: ExpectContinuePolicy { ExpectContinuePolicy(threshold: threshold, timeout: timeout.duration) }
     }
 
     /// Decodes the plain parts; absent fields keep `SessionConfiguration()`'s values, and the parts
@@ -50,57 +63,7 @@ extension SessionConfiguration: Codable {
     public init(from decoder: any Decoder) throws {
         self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        connectTimeout = try c.decodeDuration(forKey: .connectTimeout, keeping: connectTimeout) ?? connectTimeout
-        idleTimeout = try c.decodeDuration(forKey: .idleTimeout, keeping: idleTimeout) ?? idleTimeout
-        totalTimeout = try c.decodeDuration(forKey: .totalTimeout, keeping: totalTimeout)
-        maximumConnectionsPerHost = try c.decode(Int.self, forKey: .maximumConnectionsPerHost, keeping: maximumConnectionsPerHost)
-        connectionIdleTimeout = try c.decodeDuration(forKey: .connectionIdleTimeout, keeping: connectionIdleTimeout) ?? connectionIdleTimeout
-        tls = try c.decode(TLSConfiguration.self, forKey: .tls, keeping: tls)
-        securityPolicy = try c.decodeOptional(SecurityPolicy.self, forKey: .securityPolicy, keeping: securityPolicy)
-        if let family = try c.decodeOptional(String.self, forKey: .addressFamily, keeping: nil) {
-            switch family {
-            case "v4": addressFamily = .v4
-            case "v6": addressFamily = .v6
-            default:
-                throw DecodingError.dataCorruptedError(forKey: .addressFamily, in: c, debugDescription: "unknown address family \"\(family)\" (v4, v6)")
-            }
-        }
-        connectionAttemptDelay = try c.decodeDuration(forKey: .connectionAttemptDelay, keeping: connectionAttemptDelay) ?? connectionAttemptDelay
-        if c.contains(.tcpKeepAlive) {
-            tcpKeepAlive = try c.decodeOptional(CodedKeepAlive.self, forKey: .tcpKeepAlive, keeping: nil)
-                .map { TCPKeepAlive(idle: $0.idle.duration, interval: $0.interval.duration) }
-        }
-        maximumReceiveRate = try c.decodeOptional(Int.self, forKey: .maximumReceiveRate, keeping: maximumReceiveRate)
-        maximumSendRate = try c.decodeOptional(Int.self, forKey: .maximumSendRate, keeping: maximumSendRate)
-        if c.contains(.lowSpeedLimit) {
-            lowSpeedLimit = try c.decodeOptional(CodedLowSpeedLimit.self, forKey: .lowSpeedLimit, keeping: nil)
-                .map { LowSpeedLimit(bytesPerSecond: $0.bytesPerSecond, duration: $0.duration.duration) }
-        }
-        ignoresContentLength = try c.decode(Bool.self, forKey: .ignoresContentLength, keeping: ignoresContentLength)
-        passesChunkedFramingThrough = try c.decode(Bool.self, forKey: .passesChunkedFramingThrough, keeping: passesChunkedFramingThrough)
-        followsRedirects = try c.decode(Bool.self, forKey: .followsRedirects, keeping: followsRedirects)
-        splicesDownloads = try c.decode(Bool.self, forKey: .splicesDownloads, keeping: splicesDownloads)
-        redirectLimit = try c.decode(Int.self, forKey: .redirectLimit, keeping: redirectLimit)
-        allowsInsecureRedirects = try c.decode(Bool.self, forKey: .allowsInsecureRedirects, keeping: allowsInsecureRedirects)
-        defaultHeaders = try c.decode(HTTPHeaders.self, forKey: .defaultHeaders, keeping: defaultHeaders)
-        maximumBodySize = try c.decode(Int.self, forKey: .maximumBodySize, keeping: maximumBodySize)
-        maximumDownloadSize = try c.decodeOptional(UInt64.self, forKey: .maximumDownloadSize, keeping: maximumDownloadSize)
-        acceptsCompressedResponses = try c.decode(Bool.self, forKey: .acceptsCompressedResponses, keeping: acceptsCompressedResponses)
-        if let names = try c.decodeIfPresent([String].self, forKey: .authenticationSchemes) {
-            authenticationSchemes = try names.map { name in
-                guard let scheme = AuthenticationScheme(rawValue: name) else {
-                    throw DecodingError.dataCorruptedError(forKey: .authenticationSchemes, in: c,
-                                                           debugDescription: "unknown authentication scheme \"\(name)\" (Basic, Digest)")
-                }
-                return scheme
-            }
-        }
-        downloadFileMode = try c.decode(UInt32.self, forKey: .downloadFileMode, keeping: downloadFileMode)
-        maximumTotalHeadSize = try c.decode(Int.self, forKey: .maximumTotalHeadSize, keeping: maximumTotalHeadSize)
-        if let coded = try c.decodeIfPresent(CodedExpectContinue.self, forKey: .expectContinue) {
-            expectContinue = ExpectContinuePolicy(threshold: coded.threshold, timeout: coded.timeout.duration)
-        }
-        try decodeNetworkParts(from: c)
+        for field in Self.codedFields { try field.decode(&self, c) }
     }
 
     /// Encodes the plain parts (see the top of this file for what is left out and why).
@@ -108,36 +71,123 @@ extension SessionConfiguration: Codable {
     /// - Throws: what the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeDuration(connectTimeout, forKey: .connectTimeout)
-        try c.encodeDuration(idleTimeout, forKey: .idleTimeout)
-        try c.encodeDuration(totalTimeout, forKey: .totalTimeout)
-        try c.encode(maximumConnectionsPerHost, forKey: .maximumConnectionsPerHost)
-        try c.encodeDuration(connectionIdleTimeout, forKey: .connectionIdleTimeout)
-        try c.encode(tls, forKey: .tls)
-        try c.encodeOptional(securityPolicy, forKey: .securityPolicy)
-        try c.encodeOptional(addressFamily.map { $0 == .v4 ? "v4" : "v6" }, forKey: .addressFamily)
-        try c.encodeDuration(connectionAttemptDelay, forKey: .connectionAttemptDelay)
-        try c.encodeOptional(tcpKeepAlive.map { CodedKeepAlive(idle: CodedDuration($0.idle), interval: CodedDuration($0.interval)) },
-                             forKey: .tcpKeepAlive)
-        try c.encodeOptional(maximumReceiveRate, forKey: .maximumReceiveRate)
-        try c.encodeOptional(maximumSendRate, forKey: .maximumSendRate)
-        try c.encodeOptional(lowSpeedLimit.map { CodedLowSpeedLimit(bytesPerSecond: $0.bytesPerSecond, duration: CodedDuration($0.duration)) },
-                             forKey: .lowSpeedLimit)
-        try c.encode(ignoresContentLength, forKey: .ignoresContentLength)
-        try c.encode(passesChunkedFramingThrough, forKey: .passesChunkedFramingThrough)
-        try c.encode(followsRedirects, forKey: .followsRedirects)
-        try c.encode(splicesDownloads, forKey: .splicesDownloads)
-        try c.encode(redirectLimit, forKey: .redirectLimit)
-        try c.encode(allowsInsecureRedirects, forKey: .allowsInsecureRedirects)
-        try c.encode(defaultHeaders, forKey: .defaultHeaders)
-        try c.encode(maximumBodySize, forKey: .maximumBodySize)
-        try c.encodeOptional(maximumDownloadSize, forKey: .maximumDownloadSize)
-        try c.encode(acceptsCompressedResponses, forKey: .acceptsCompressedResponses)
-        try c.encode(authenticationSchemes.map(\.rawValue), forKey: .authenticationSchemes)
-        try c.encode(downloadFileMode, forKey: .downloadFileMode)
-        try c.encode(maximumTotalHeadSize, forKey: .maximumTotalHeadSize)
-        try c.encode(CodedExpectContinue(threshold: expectContinue.threshold, timeout: CodedDuration(expectContinue.timeout)),
-                     forKey: .expectContinue)
-        try encodeNetworkParts(to: &c)
+        for field in Self.codedFields { try field.encode(self, &c) }
+    }
+
+    /// Every coded field, one line each, in the order they are written.
+    private static var codedFields: [CodedField] {
+        [
+            .duration(.connectTimeout, \.connectTimeout),
+            .duration(.idleTimeout, \.idleTimeout),
+            .optionalDuration(.totalTimeout, \.totalTimeout),
+            .value(.maximumConnectionsPerHost, \.maximumConnectionsPerHost),
+            .duration(.connectionIdleTimeout, \.connectionIdleTimeout),
+            .value(.tls, \.tls),
+            .optional(.securityPolicy, \.securityPolicy),
+            .optionalMapped(.addressFamily, \.addressFamily, write: { $0 == .v4 ? "v4" : "v6" }, read: Self.addressFamily),
+            .duration(.connectionAttemptDelay, \.connectionAttemptDelay),
+            .optionalMapped(.tcpKeepAlive, \.tcpKeepAlive, write: CodedKeepAlive.init(_:), read: { $0.value }),
+            .optional(.maximumReceiveRate, \.maximumReceiveRate),
+            .optional(.maximumSendRate, \.maximumSendRate),
+            .optionalMapped(.lowSpeedLimit, \.lowSpeedLimit, write: CodedLowSpeedLimit.init(_:), read: { $0.value }),
+            .value(.ignoresContentLength, \.ignoresContentLength),
+            .value(.passesChunkedFramingThrough, \.passesChunkedFramingThrough),
+            .value(.followsRedirects, \.followsRedirects),
+            .value(.splicesDownloads, \.splicesDownloads),
+            .value(.redirectLimit, \.redirectLimit),
+            .value(.allowsInsecureRedirects, \.allowsInsecureRedirects),
+            .value(.defaultHeaders, \.defaultHeaders),
+            .value(.maximumBodySize, \.maximumBodySize),
+            .optional(.maximumDownloadSize, \.maximumDownloadSize),
+            .value(.acceptsCompressedResponses, \.acceptsCompressedResponses),
+            .mapped(.authenticationSchemes, \.authenticationSchemes, write: { $0.map(\.rawValue) }, read: Self.authenticationSchemes),
+            .value(.downloadFileMode, \.downloadFileMode),
+            .value(.maximumTotalHeadSize, \.maximumTotalHeadSize),
+            .mapped(.expectContinue, \.expectContinue, write: CodedExpectContinue.init(_:), read: { $0.value }),
+        ] + networkFields
+    }
+
+    private static func addressFamily(_ name: String) throws(CodedField.Refusal) -> IPAddress.Family {
+        switch name {
+        case "v4": return .v4
+        case "v6": return .v6
+        default: throw CodedField.Refusal("unknown address family \"\(name)\" (v4, v6)")
+        }
+    }
+
+    private static func authenticationSchemes(_ names: [String]) throws(CodedField.Refusal) -> [AuthenticationScheme] {
+        try names.map { name throws(CodedField.Refusal) in
+            guard let scheme = AuthenticationScheme(rawValue: name) else {
+                throw CodedField.Refusal("unknown authentication scheme \"\(name)\" (Basic, Digest)")
+            }
+            return scheme
+        }
+    }
+
+    /// One coded field: how it is read into a configuration and written from one. Absent keys
+    /// keep the current value; null is nil for an optional field and keeps the current value for
+    /// the others.
+    struct CodedField {
+        /// A value the field's reader refuses: a DecodingError naming the field.
+        struct Refusal: Error {
+            let text: String
+            init(_ text: String) { self.text = text }
+        }
+
+        let decode: (inout SessionConfiguration, KeyedDecodingContainer<CodingKeys>) throws -> Void
+        let encode: (SessionConfiguration, inout KeyedEncodingContainer<CodingKeys>) throws -> Void
+
+        /// A value written as itself.
+        static func value<T: Codable>(_ key: CodingKeys, _ path: WritableKeyPath<SessionConfiguration, T>) -> CodedField {
+            CodedField(decode: { $0[keyPath: path] = try $1.decode(T.self, forKey: key, keeping: $0[keyPath: path]) },
+                       encode: { try $1.encode($0[keyPath: path], forKey: key) })
+        }
+
+        /// An optional value, null when nil.
+        static func optional<T: Codable>(_ key: CodingKeys, _ path: WritableKeyPath<SessionConfiguration, T?>) -> CodedField {
+            CodedField(decode: { $0[keyPath: path] = try $1.decodeOptional(T.self, forKey: key, keeping: $0[keyPath: path]) },
+                       encode: { try $1.encodeOptional($0[keyPath: path], forKey: key) })
+        }
+
+        /// A duration, written exactly.
+        static func duration(_ key: CodingKeys, _ path: WritableKeyPath<SessionConfiguration, Duration>) -> CodedField {
+            CodedField(decode: { $0[keyPath: path] = try $1.decodeDuration(forKey: key, keeping: $0[keyPath: path]) ?? $0[keyPath: path] },
+                       encode: { try $1.encodeDuration($0[keyPath: path], forKey: key) })
+        }
+
+        /// An optional duration, null when nil.
+        static func optionalDuration(_ key: CodingKeys, _ path: WritableKeyPath<SessionConfiguration, Duration?>) -> CodedField {
+            CodedField(decode: { $0[keyPath: path] = try $1.decodeDuration(forKey: key, keeping: $0[keyPath: path]) },
+                       encode: { try $1.encodeDuration($0[keyPath: path], forKey: key) })
+        }
+
+        /// A value written in its fields' own words (`Coded`); `read` may refuse what it is given.
+        static func mapped<Value, Coded: Codable>(_ key: CodingKeys, _ path: WritableKeyPath<SessionConfiguration, Value>,
+                                                  write: @escaping (Value) -> Coded,
+                                                  read: @escaping (Coded) throws(Refusal) -> Value) -> CodedField {
+            CodedField(decode: { configuration, c in
+                guard let coded = try c.decodeIfPresent(Coded.self, forKey: key) else { return }
+                configuration[keyPath: path] = try refusing(key, in: c) { () throws(Refusal) in try read(coded) }
+            }, encode: { try $1.encode(write($0[keyPath: path]), forKey: key) })
+        }
+
+        /// An optional value written in its fields' own words, null when nil.
+        static func optionalMapped<Value, Coded: Codable>(_ key: CodingKeys, _ path: WritableKeyPath<SessionConfiguration, Value?>,
+                                                          write: @escaping (Value) -> Coded,
+                                                          read: @escaping (Coded) throws(Refusal) -> Value) -> CodedField {
+            CodedField(decode: { configuration, c in
+                guard c.contains(key) else { return }
+                let coded = try c.decodeOptional(Coded.self, forKey: key, keeping: nil)
+                configuration[keyPath: path] = try refusing(key, in: c) { () throws(Refusal) in try coded.map(read) }
+            }, encode: { try $1.encodeOptional($0[keyPath: path].map(write), forKey: key) })
+        }
+
+        /// `body`'s value, or its refusal as a DecodingError naming `key`.
+        private static func refusing<T>(_ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>,
+                                        _ body: () throws(Refusal) -> T) throws -> T {
+            do throws(Refusal) { return try body() } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: error.text)
+            }
+        }
     }
 }

@@ -19,32 +19,32 @@ import CourierHTTP1
 import CourierPosix
 
 extension SessionConfiguration {
-    private struct CodedResolveOverride: Codable {
+    struct CodedResolveOverride: Codable {
         var host: String
         var port: UInt16
         var addresses: [String]
     }
 
-    private struct CodedConnectTo: Codable {
+    struct CodedConnectTo: Codable {
         var host: String?
         var port: UInt16?
         var targetHost: String?
         var targetPort: UInt16?
     }
 
-    private struct CodedUnixSocket: Codable {
+    struct CodedUnixSocket: Codable {
         var name: String
         var isAbstract: Bool
     }
 
-    private struct CodedLocalBinding: Codable {
+    struct CodedLocalBinding: Codable {
         var interface: String?
         var host: String?
         var interfaceOrHost: String?
         var ports: [UInt16]?
     }
 
-    private struct CodedDecompressionLimits: Codable {
+    struct CodedDecompressionLimits: Codable {
         var maximumDecodedSize: UInt64?
         var maximumRatio: UInt64?
         var ratioGraceSize: UInt64
@@ -52,7 +52,7 @@ extension SessionConfiguration {
         var pieceSize: Int
     }
 
-    private struct CodedParserLimits: Codable {
+    struct CodedParserLimits: Codable {
         var maxHeadSize: Int
         var maxFieldCount: Int
         var maxInterimResponses: Int
@@ -61,19 +61,19 @@ extension SessionConfiguration {
         var maxTrailerSize: Int
     }
 
-    private struct CodedBackoff: Codable {
+    struct CodedBackoff: Codable {
         var kind: String
         var base: CodedDuration?
         var cap: CodedDuration?
         var delay: CodedDuration?
     }
 
-    private struct CodedBudget: Codable {
+    struct CodedBudget: Codable {
         var maximumTokens: Double
         var tokenRatio: Double
     }
 
-    private struct CodedRetryPolicy: Codable {
+    struct CodedRetryPolicy: Codable {
         var maximumRetries: Int
         var backoff: CodedBackoff
         var maximumRetryAfter: CodedDuration?
@@ -91,132 +91,164 @@ extension SessionConfiguration {
         var budget: CodedBudget?
     }
 
-    /// Decodes the routing, limit and retry parts; absent keys keep the current values.
-    mutating func decodeNetworkParts(from c: KeyedDecodingContainer<CodingKeys>) throws {
-        func corrupt(_ key: CodingKeys, _ text: String) -> DecodingError {
-            DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: text)
+    /// The routing, limit and retry fields, one line each (`codedFields` ends with them).
+    static var networkFields: [CodedField] {
+        [
+            .mapped(.resolveOverrides, \.resolveOverrides, write: { $0.map(CodedResolveOverride.init(_:)) },
+                    read: { entries throws(CodedField.Refusal) in try entries.map(ResolveOverride.init(coded:)) }),
+            .mapped(.connectTo, \.connectTo, write: { $0.map(CodedConnectTo.init(_:)) }, read: { $0.map(ConnectToOverride.init(coded:)) }),
+            .optionalMapped(.unixSocket, \.unixSocket, write: CodedUnixSocket.init(_:), read: UnixSocketAddress.init(coded:)),
+            .optionalMapped(.localBinding, \.localBinding, write: CodedLocalBinding.init(_:), read: LocalBinding.init(coded:)),
+            .mapped(.decompressionLimits, \.decompressionLimits, write: CodedDecompressionLimits.init(_:), read: DecompressionLimits.init(coded:)),
+            .mapped(.parserLimits, \.parserLimits, write: CodedParserLimits.init(_:), read: HTTP1ParserLimits.init(coded:)),
+            .optionalMapped(.retryPolicy, \.retryPolicy, write: CodedRetryPolicy.init(_:), read: RetryPolicy.init(coded:)),
+        ]
+    }
+}
+
+// The conversions between each part and its coded form: the coded form's `init(_:)` writes, the
+// part's `init(coded:)` reads and refuses what the part's own initialiser would trap on.
+
+extension SessionConfiguration.CodedResolveOverride {
+    init(_ entry: ResolveOverride) { self.init(host: entry.host, port: entry.port, addresses: entry.addresses.map(\.description)) }
+}
+
+extension ResolveOverride {
+    fileprivate init(coded entry: SessionConfiguration.CodedResolveOverride) throws(SessionConfiguration.CodedField.Refusal) {
+        let addresses = entry.addresses.compactMap { IPAddress($0) }
+        guard !addresses.isEmpty, addresses.count == entry.addresses.count else {
+            throw .init("\(entry.host): addresses must be one or more IP addresses (\(entry.addresses))")
         }
-        if let coded = try c.decodeIfPresent([CodedResolveOverride].self, forKey: .resolveOverrides) {
-            resolveOverrides = try coded.map { entry -> ResolveOverride in
-                let addresses = entry.addresses.compactMap { IPAddress($0) }
-                guard !addresses.isEmpty, addresses.count == entry.addresses.count else {
-                    throw corrupt(.resolveOverrides, "\(entry.host): addresses must be one or more IP addresses (\(entry.addresses))")
-                }
-                return ResolveOverride(host: entry.host, port: entry.port, addresses: addresses)
-            }
-        }
-        if let coded = try c.decodeIfPresent([CodedConnectTo].self, forKey: .connectTo) {
-            connectTo = coded.map { ConnectToOverride(host: $0.host, port: $0.port, targetHost: $0.targetHost, targetPort: $0.targetPort) }
-        }
-        if c.contains(.unixSocket) {
-            unixSocket = try c.decodeOptional(CodedUnixSocket.self, forKey: .unixSocket, keeping: nil).map {
-                $0.isAbstract ? UnixSocketAddress(abstractName: $0.name) : UnixSocketAddress(path: $0.name)
-            }
-        }
-        if c.contains(.localBinding) {
-            localBinding = try c.decodeOptional(CodedLocalBinding.self, forKey: .localBinding, keeping: nil).map { coded -> LocalBinding in
-                let named: [LocalBinding.Source?] = [coded.interface.map { .interface($0) }, coded.host.map { .host($0) },
-                                                     coded.interfaceOrHost.map { .interfaceOrHost($0) }]
-                let sources = named.compactMap { $0 }
-                guard sources.count <= 1 else { throw corrupt(.localBinding, "at most one of interface, host, interfaceOrHost") }
-                var ports: ClosedRange<UInt16>?
-                if let pair = coded.ports {
-                    guard pair.count == 2, pair[0] <= pair[1] else {
-                        throw corrupt(.localBinding, "ports must be [first, last] with first <= last (\(pair))")
-                    }
-                    ports = pair[0]...pair[1]
-                }
-                return LocalBinding(source: sources.first, ports: ports)
-            }
-        }
-        if let coded = try c.decodeIfPresent(CodedDecompressionLimits.self, forKey: .decompressionLimits) {
-            guard coded.pieceSize >= 1, coded.maximumCodings >= 0 else {
-                throw corrupt(.decompressionLimits, "pieceSize must be at least 1 and maximumCodings not negative")
-            }
-            decompressionLimits = DecompressionLimits(maximumDecodedSize: coded.maximumDecodedSize, maximumRatio: coded.maximumRatio,
-                                                      ratioGraceSize: coded.ratioGraceSize, maximumCodings: coded.maximumCodings,
-                                                      pieceSize: coded.pieceSize)
-        }
-        if let coded = try c.decodeIfPresent(CodedParserLimits.self, forKey: .parserLimits) {
-            guard coded.maxHeadSize > 0, coded.maxFieldCount >= 0, coded.maxInterimResponses >= 0, coded.maxChunkSizeDigits > 0,
-                  coded.maxChunkExtensionsSize >= 0, coded.maxTrailerSize > 0 else {
-                throw corrupt(.parserLimits, "maxHeadSize, maxChunkSizeDigits and maxTrailerSize must be positive, the others not negative")
-            }
-            parserLimits = HTTP1ParserLimits(maxHeadSize: coded.maxHeadSize, maxFieldCount: coded.maxFieldCount,
-                                             maxInterimResponses: coded.maxInterimResponses, maxChunkSizeDigits: coded.maxChunkSizeDigits,
-                                             maxChunkExtensionsSize: coded.maxChunkExtensionsSize, maxTrailerSize: coded.maxTrailerSize)
-        }
-        if c.contains(.retryPolicy) {
-            retryPolicy = try c.decodeOptional(CodedRetryPolicy.self, forKey: .retryPolicy, keeping: nil).map { coded -> RetryPolicy in
-                var policy = RetryPolicy()
-                policy.maximumRetries = coded.maximumRetries
-                switch (coded.backoff.kind, coded.backoff.base, coded.backoff.cap, coded.backoff.delay) {
-                case ("fullJitter", let base?, let cap?, nil): policy.backoff = .fullJitter(base: base.duration, cap: cap.duration)
-                case ("exponential", let base?, let cap?, nil): policy.backoff = .exponential(base: base.duration, cap: cap.duration)
-                case ("constant", nil, nil, let delay?): policy.backoff = .constant(delay.duration)
-                default:
-                    throw corrupt(.retryPolicy, "backoff must be {kind: fullJitter|exponential, base, cap} or {kind: constant, delay}")
-                }
-                policy.maximumRetryAfter = coded.maximumRetryAfter?.duration
-                policy.maximumTime = coded.maximumTime?.duration
-                policy.methods = Set(coded.methods)
-                policy.retriesWithIdempotencyKey = coded.retriesWithIdempotencyKey
-                policy.retriesAnyMethod = coded.retriesAnyMethod
-                policy.statuses = Set(coded.statuses)
-                policy.retriesConnectFailures = coded.retriesConnectFailures
-                policy.retriesResolutionFailures = coded.retriesResolutionFailures
-                policy.retriesConnectionRefused = coded.retriesConnectionRefused
-                policy.retriesTimeouts = coded.retriesTimeouts
-                policy.retriesResets = coded.retriesResets
-                policy.retriesAllErrors = coded.retriesAllErrors
-                policy.budget = coded.budget.map { RetryBudget(maximumTokens: $0.maximumTokens, tokenRatio: $0.tokenRatio) }
-                return policy
-            }
+        self.init(host: entry.host, port: entry.port, addresses: addresses)
+    }
+}
+
+extension SessionConfiguration.CodedConnectTo {
+    init(_ entry: ConnectToOverride) { self.init(host: entry.host, port: entry.port, targetHost: entry.targetHost, targetPort: entry.targetPort) }
+}
+
+extension ConnectToOverride {
+    fileprivate init(coded entry: SessionConfiguration.CodedConnectTo) {
+        self.init(host: entry.host, port: entry.port, targetHost: entry.targetHost, targetPort: entry.targetPort)
+    }
+}
+
+extension SessionConfiguration.CodedUnixSocket {
+    init(_ socket: UnixSocketAddress) { self.init(name: socket.name, isAbstract: socket.isAbstract) }
+}
+
+extension UnixSocketAddress {
+    fileprivate init(coded: SessionConfiguration.CodedUnixSocket) {
+        self = coded.isAbstract ? UnixSocketAddress(abstractName: coded.name) : UnixSocketAddress(path: coded.name)
+    }
+}
+
+extension SessionConfiguration.CodedLocalBinding {
+    init(_ binding: LocalBinding) {
+        self.init(ports: binding.ports.map { [$0.lowerBound, $0.upperBound] })
+        switch binding.source {
+        case .interface(let name)?: interface = name
+        case .host(let name)?: host = name
+        case .interfaceOrHost(let name)?: interfaceOrHost = name
+        case nil: break
         }
     }
+}
 
-    /// Encodes the routing, limit and retry parts.
-    func encodeNetworkParts(to c: inout KeyedEncodingContainer<CodingKeys>) throws {
-        try c.encode(resolveOverrides.map { CodedResolveOverride(host: $0.host, port: $0.port, addresses: $0.addresses.map(\.description)) },
-                     forKey: .resolveOverrides)
-        try c.encode(connectTo.map { CodedConnectTo(host: $0.host, port: $0.port, targetHost: $0.targetHost, targetPort: $0.targetPort) },
-                     forKey: .connectTo)
-        try c.encodeOptional(unixSocket.map { CodedUnixSocket(name: $0.name, isAbstract: $0.isAbstract) }, forKey: .unixSocket)
-        try c.encodeOptional(localBinding.map { binding -> CodedLocalBinding in
-            var coded = CodedLocalBinding(ports: binding.ports.map { [$0.lowerBound, $0.upperBound] })
-            switch binding.source {
-            case .interface(let name)?: coded.interface = name
-            case .host(let name)?: coded.host = name
-            case .interfaceOrHost(let name)?: coded.interfaceOrHost = name
-            case nil: break
-            }
-            return coded
-        }, forKey: .localBinding)
-        let limits = decompressionLimits
-        try c.encode(CodedDecompressionLimits(maximumDecodedSize: limits.maximumDecodedSize, maximumRatio: limits.maximumRatio,
-                                              ratioGraceSize: limits.ratioGraceSize, maximumCodings: limits.maximumCodings,
-                                              pieceSize: limits.pieceSize), forKey: .decompressionLimits)
-        let parser = parserLimits
-        try c.encode(CodedParserLimits(maxHeadSize: parser.maxHeadSize, maxFieldCount: parser.maxFieldCount,
-                                       maxInterimResponses: parser.maxInterimResponses, maxChunkSizeDigits: parser.maxChunkSizeDigits,
-                                       maxChunkExtensionsSize: parser.maxChunkExtensionsSize, maxTrailerSize: parser.maxTrailerSize),
-                     forKey: .parserLimits)
-        try c.encodeOptional(retryPolicy.map { policy -> CodedRetryPolicy in
-            let backoff: CodedBackoff
-            switch policy.backoff {
-            case .fullJitter(let base, let cap): backoff = CodedBackoff(kind: "fullJitter", base: CodedDuration(base), cap: CodedDuration(cap))
-            case .exponential(let base, let cap): backoff = CodedBackoff(kind: "exponential", base: CodedDuration(base), cap: CodedDuration(cap))
-            case .constant(let delay): backoff = CodedBackoff(kind: "constant", delay: CodedDuration(delay))
-            }
-            return CodedRetryPolicy(maximumRetries: policy.maximumRetries, backoff: backoff,
-                                    maximumRetryAfter: policy.maximumRetryAfter.map(CodedDuration.init),
-                                    maximumTime: policy.maximumTime.map(CodedDuration.init), methods: policy.methods.sorted(),
-                                    retriesWithIdempotencyKey: policy.retriesWithIdempotencyKey, retriesAnyMethod: policy.retriesAnyMethod,
-                                    statuses: policy.statuses.sorted(), retriesConnectFailures: policy.retriesConnectFailures,
-                                    retriesResolutionFailures: policy.retriesResolutionFailures,
-                                    retriesConnectionRefused: policy.retriesConnectionRefused, retriesTimeouts: policy.retriesTimeouts,
-                                    retriesResets: policy.retriesResets, retriesAllErrors: policy.retriesAllErrors,
-                                    budget: policy.budget.map { CodedBudget(maximumTokens: $0.maximumTokens, tokenRatio: $0.tokenRatio) })
-        }, forKey: .retryPolicy)
+extension LocalBinding {
+    fileprivate init(coded: SessionConfiguration.CodedLocalBinding) throws(SessionConfiguration.CodedField.Refusal) {
+        let named: [LocalBinding.Source?] = [coded.interface.map { .interface($0) }, coded.host.map { .host($0) },
+                                             coded.interfaceOrHost.map { .interfaceOrHost($0) }]
+        let sources = named.compactMap { $0 }
+        guard sources.count <= 1 else { throw .init("at most one of interface, host, interfaceOrHost") }
+        var ports: ClosedRange<UInt16>?
+        if let pair = coded.ports {
+            guard pair.count == 2, pair[0] <= pair[1] else { throw .init("ports must be [first, last] with first <= last (\(pair))") }
+            ports = pair[0]...pair[1]
+        }
+        self.init(source: sources.first, ports: ports)
+    }
+}
+
+extension SessionConfiguration.CodedDecompressionLimits {
+    init(_ limits: DecompressionLimits) {
+        self.init(maximumDecodedSize: limits.maximumDecodedSize, maximumRatio: limits.maximumRatio, ratioGraceSize: limits.ratioGraceSize,
+                  maximumCodings: limits.maximumCodings, pieceSize: limits.pieceSize)
+    }
+}
+
+extension DecompressionLimits {
+    fileprivate init(coded: SessionConfiguration.CodedDecompressionLimits) throws(SessionConfiguration.CodedField.Refusal) {
+        guard coded.pieceSize >= 1, coded.maximumCodings >= 0 else {
+            throw .init("pieceSize must be at least 1 and maximumCodings not negative")
+        }
+        self.init(maximumDecodedSize: coded.maximumDecodedSize, maximumRatio: coded.maximumRatio, ratioGraceSize: coded.ratioGraceSize,
+                  maximumCodings: coded.maximumCodings, pieceSize: coded.pieceSize)
+    }
+}
+
+extension SessionConfiguration.CodedParserLimits {
+    init(_ parser: HTTP1ParserLimits) {
+        self.init(maxHeadSize: parser.maxHeadSize, maxFieldCount: parser.maxFieldCount, maxInterimResponses: parser.maxInterimResponses,
+                  maxChunkSizeDigits: parser.maxChunkSizeDigits, maxChunkExtensionsSize: parser.maxChunkExtensionsSize,
+                  maxTrailerSize: parser.maxTrailerSize)
+    }
+}
+
+extension HTTP1ParserLimits {
+    fileprivate init(coded: SessionConfiguration.CodedParserLimits) throws(SessionConfiguration.CodedField.Refusal) {
+        guard coded.maxHeadSize > 0, coded.maxFieldCount >= 0, coded.maxInterimResponses >= 0, coded.maxChunkSizeDigits > 0,
+              coded.maxChunkExtensionsSize >= 0, coded.maxTrailerSize > 0 else {
+            throw .init("maxHeadSize, maxChunkSizeDigits and maxTrailerSize must be positive, the others not negative")
+        }
+        self.init(maxHeadSize: coded.maxHeadSize, maxFieldCount: coded.maxFieldCount, maxInterimResponses: coded.maxInterimResponses,
+                  maxChunkSizeDigits: coded.maxChunkSizeDigits, maxChunkExtensionsSize: coded.maxChunkExtensionsSize,
+                  maxTrailerSize: coded.maxTrailerSize)
+    }
+}
+
+extension SessionConfiguration.CodedRetryPolicy {
+    init(_ policy: RetryPolicy) {
+        let backoff: SessionConfiguration.CodedBackoff
+        switch policy.backoff {
+        case .fullJitter(let base, let cap): backoff = .init(kind: "fullJitter", base: CodedDuration(base), cap: CodedDuration(cap))
+        case .exponential(let base, let cap): backoff = .init(kind: "exponential", base: CodedDuration(base), cap: CodedDuration(cap))
+        case .constant(let delay): backoff = .init(kind: "constant", delay: CodedDuration(delay))
+        }
+        self.init(maximumRetries: policy.maximumRetries, backoff: backoff,
+                  maximumRetryAfter: policy.maximumRetryAfter.map(CodedDuration.init),
+                  maximumTime: policy.maximumTime.map(CodedDuration.init), methods: policy.methods.sorted(),
+                  retriesWithIdempotencyKey: policy.retriesWithIdempotencyKey, retriesAnyMethod: policy.retriesAnyMethod,
+                  statuses: policy.statuses.sorted(), retriesConnectFailures: policy.retriesConnectFailures,
+                  retriesResolutionFailures: policy.retriesResolutionFailures,
+                  retriesConnectionRefused: policy.retriesConnectionRefused, retriesTimeouts: policy.retriesTimeouts,
+                  retriesResets: policy.retriesResets, retriesAllErrors: policy.retriesAllErrors,
+                  budget: policy.budget.map { SessionConfiguration.CodedBudget(maximumTokens: $0.maximumTokens, tokenRatio: $0.tokenRatio) })
+    }
+}
+
+extension RetryPolicy {
+    fileprivate init(coded: SessionConfiguration.CodedRetryPolicy) throws(SessionConfiguration.CodedField.Refusal) {
+        self.init()
+        maximumRetries = coded.maximumRetries
+        switch (coded.backoff.kind, coded.backoff.base, coded.backoff.cap, coded.backoff.delay) {
+        case ("fullJitter", let base?, let cap?, nil): backoff = .fullJitter(base: base.duration, cap: cap.duration)
+        case ("exponential", let base?, let cap?, nil): backoff = .exponential(base: base.duration, cap: cap.duration)
+        case ("constant", nil, nil, let delay?): backoff = .constant(delay.duration)
+        default: throw .init("backoff must be {kind: fullJitter|exponential, base, cap} or {kind: constant, delay}")
+        }
+        maximumRetryAfter = coded.maximumRetryAfter?.duration
+        maximumTime = coded.maximumTime?.duration
+        methods = Set(coded.methods)
+        retriesWithIdempotencyKey = coded.retriesWithIdempotencyKey
+        retriesAnyMethod = coded.retriesAnyMethod
+        statuses = Set(coded.statuses)
+        retriesConnectFailures = coded.retriesConnectFailures
+        retriesResolutionFailures = coded.retriesResolutionFailures
+        retriesConnectionRefused = coded.retriesConnectionRefused
+        retriesTimeouts = coded.retriesTimeouts
+        retriesResets = coded.retriesResets
+        retriesAllErrors = coded.retriesAllErrors
+        budget = coded.budget.map { RetryBudget(maximumTokens: $0.maximumTokens, tokenRatio: $0.tokenRatio) }
     }
 }
