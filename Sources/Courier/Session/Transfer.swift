@@ -527,7 +527,10 @@ struct Transfer: Sendable {
                 return .redirect(head, next: nil)
             }
         }
-        let authOrigin = "\(request.uri.scheme ?? "http")://\(request.uri.host?.text ?? ""):\(request.uri.effectivePort.map { String($0) } ?? "")"
+        // The origin a Digest answer names, made only for a 401 (a string per request otherwise).
+        func authOrigin() -> String {
+            "\(request.uri.scheme ?? "http")://\(request.uri.host?.text ?? ""):\(request.uri.effectivePort.map { String($0) } ?? "")"
+        }
         if head.status == 401, authentication.scheme == .digest, !authentication.staleRetried, let credential = authentication.credential,
            let digest = DigestChallenge.first(in: (try? AuthenticationChallenge.parse(head.headers["WWW-Authenticate"])) ?? []),
            digest.isStale {
@@ -535,7 +538,7 @@ struct Transfer: Sendable {
             // answer the new nonce once, without asking the handler again.
             try await drain(response.body, connection: connection)
             let value = digest.answer(credential: credential, method: request.method.rawValue, target: request.effectiveRequestTarget,
-                                      origin: authOrigin, counts: storage.digestNonceCounts)
+                                      origin: authOrigin(), counts: storage.digestNonceCounts)
             return .authenticate(credential, ChallengeAnswer(scheme: .digest, authorization: value), stale: true)
         }
         if head.status == 401, let handler = storage.hooks.withLock({ $0.challenge }), authentication.failures == 0 {
@@ -549,7 +552,7 @@ struct Transfer: Sendable {
                 // allowed: the 401 is the answer.
                 guard let answer = ChallengeAnswer.choose(for: head, credential: credential, schemes: configuration.authenticationSchemes,
                                                           method: request.method.rawValue, target: request.effectiveRequestTarget,
-                                                          origin: authOrigin, counts: storage.digestNonceCounts) else { break }
+                                                          origin: authOrigin(), counts: storage.digestNonceCounts) else { break }
                 try await drain(response.body, connection: connection)
                 return .authenticate(credential, answer, stale: false)
             case .cancelAuthenticationChallenge:
