@@ -19,11 +19,11 @@ package enum LiveObjects {
         /// Task handles (`DataTask`, `StreamTask`, `DownloadTask`).
         case task
         /// The shared machinery behind each task handle.
-        case taskCore
+        case taskLifecycle
         /// `HTTP1Connection` handles.
         case connection
         /// The loop-side half of each connection.
-        case connectionCore
+        case loopConnection
         /// Session state (one per `Session`).
         case session
         /// Connection pools.
@@ -36,9 +36,9 @@ package enum LiveObjects {
             switch self {
             case .bufferStorage: "buffer storage"
             case .task: "tasks"
-            case .taskCore: "task cores"
+            case .taskLifecycle: "task lifecycles"
             case .connection: "connections"
-            case .connectionCore: "connection cores"
+            case .loopConnection: "loop connections"
             case .session: "sessions"
             case .pool: "pools"
             case .eventLoop: "event loops"
@@ -88,9 +88,9 @@ package enum LiveObjects {
         switch kind {
         case .bufferStorage: bufferStorageCount.add(delta, ordering: .acquiringAndReleasing).newValue
         case .task: taskCount.add(delta, ordering: .acquiringAndReleasing).newValue
-        case .taskCore: taskCoreCount.add(delta, ordering: .acquiringAndReleasing).newValue
+        case .taskLifecycle: taskLifecycleCount.add(delta, ordering: .acquiringAndReleasing).newValue
         case .connection: connectionCount.add(delta, ordering: .acquiringAndReleasing).newValue
-        case .connectionCore: connectionCoreCount.add(delta, ordering: .acquiringAndReleasing).newValue
+        case .loopConnection: loopConnectionCount.add(delta, ordering: .acquiringAndReleasing).newValue
         case .session: sessionCount.add(delta, ordering: .acquiringAndReleasing).newValue
         case .pool: poolCount.add(delta, ordering: .acquiringAndReleasing).newValue
         case .eventLoop: eventLoopCount.add(delta, ordering: .acquiringAndReleasing).newValue
@@ -100,9 +100,9 @@ package enum LiveObjects {
 
 private let bufferStorageCount = Atomic<Int>(0)
 private let taskCount = Atomic<Int>(0)
-private let taskCoreCount = Atomic<Int>(0)
+private let taskLifecycleCount = Atomic<Int>(0)
 private let connectionCount = Atomic<Int>(0)
-private let connectionCoreCount = Atomic<Int>(0)
+private let loopConnectionCount = Atomic<Int>(0)
 private let sessionCount = Atomic<Int>(0)
 private let poolCount = Atomic<Int>(0)
 private let eventLoopCount = Atomic<Int>(0)

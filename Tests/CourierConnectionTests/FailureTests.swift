@@ -30,6 +30,22 @@ extension ConnectionTests {
             }
         }
 
+        /// curl's --connect-timeout bounds the handshake too: when the connection phase's budget
+        /// runs out mid-handshake, the error is a handshake timeout naming the connection phase,
+        /// not the exchange's total deadline (which is set, and later).
+        @Test func connectionPhaseBudgetEndsAStalledHandshake() async throws {
+            try await withServer(.init(tls: TestTLS.server, stallsConnections: true)) { server in
+                var options = shortOptions(total: .seconds(20), handshake: .seconds(20))
+                options.connectAndHandshakeTimeout = .milliseconds(200)
+                let start = ContinuousClock.now
+                let error = await expectConnectionError { _ = try await connect(server, options: options) }
+                #expect(error?.code == .tlsHandshakeTimeout)
+                #expect(error?.message.contains("not established in time") == true)
+                #expect(ContinuousClock.now - start < .seconds(3))
+                #expect(await eventually { server.openConnections == 0 })
+            }
+        }
+
         @Test func idleTimeoutWaitingForTheHead() async throws {
             try await withServer(.init(scripts: ["/stall": { _ in [.stall] }])) { server in
                 let connection = try await connect(server, options: shortOptions(idle: .milliseconds(200)))

@@ -5,7 +5,7 @@
 // - in this process (parallel-safe): every task handle a scenario made is gone once the caller
 //   drops it (a weak reference), and a buffered body's storage is about its own size;
 // - in a quiet child process (QuietProcess): after a warm-up, running every scenario many times
-//   on one session leaves the live-object counts (tasks, task cores, connections, buffer storage,
+//   on one session leaves the live-object counts (tasks, task lifecycles, connections, buffer storage,
 //   sessions, pools), the open descriptors and the threads where they were.
 
 import Courier

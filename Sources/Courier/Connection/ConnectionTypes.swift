@@ -1,4 +1,4 @@
-// The values ConnectionCore hands to HTTP1Connection: decoded body batches, the start of a response, a
+// The values LoopConnection hands to HTTP1Connection: decoded body batches, the start of a response, a
 // lent body, and the outcome of a loop-side operation.
 
 import CourierBytes

@@ -1,6 +1,6 @@
 // HTTP1Connection: the low-level, session-free client connection (docs/connection.md).
 //
-// What it owns: a ConnectionCore on an event loop. An async method called from a task whose
+// What it owns: a LoopConnection on an event loop. An async method called from a task whose
 // executor preference is that loop calls the core directly and suspends only when it must wait for
 // the peer (its continuation is resumed by the loop's I/O handler, and the task goes on in the same
 // loop turn); called from anywhere else it hops to the loop once. Nothing here blocks a thread of
@@ -26,7 +26,7 @@ import Synchronization
 /// await connection.close()
 /// ```
 public final class HTTP1Connection: Sendable {
-    let core: ConnectionCore
+    let core: LoopConnection
     /// The host name or address this connection was made to.
     public let host: String
     /// The port.
@@ -52,7 +52,7 @@ public final class HTTP1Connection: Sendable {
     var tunnelExchanges: [TunnelExchange] { tunnelStorage.withLock { $0 } }
     private let requests = Atomic<Int>(0)
 
-    private init(core: ConnectionCore, host: String, port: UInt16, usesTLS: Bool, remoteAddress: SocketAddress?) {
+    private init(core: LoopConnection, host: String, port: UInt16, usesTLS: Bool, remoteAddress: SocketAddress?) {
         LiveObjects.created(.connection)
         self.core = core
         self.host = host
@@ -126,7 +126,7 @@ public final class HTTP1Connection: Sendable {
                     throw ConnectionError.from(tls: error)
                 }
             }
-            let core = ConnectionCore(loop: loop, socket: socket, tls: engine, options: options)
+            let core = LoopConnection(loop: loop, socket: socket, tls: engine, options: options)
             let connection = HTTP1Connection(core: core, host: host, port: port, usesTLS: tls != nil, remoteAddress: remote)
             do {
                 try await loop.submit { try core.attach() }
@@ -158,9 +158,11 @@ public final class HTTP1Connection: Sendable {
                     }
                 }
                 if let tls {
-                    var bound = options.totalTimeout.map { started + $0 }
-                    if let phase = options.connectionPhaseTimeout {
-                        bound = min(bound ?? started + phase, started + phase)
+                    // The nearer deadline fires, named for what it bounds: the connection phase
+                    // (curl --connect-timeout) is a handshake timeout, not the exchange's total.
+                    var bound = options.totalTimeout.map { (at: started + $0, code: ConnectionError.Code.totalTimeout) }
+                    if let phase = options.connectAndHandshakeTimeout, bound.map({ started + phase < $0.at }) ?? true {
+                        bound = (at: started + phase, code: .tlsHandshakeTimeout)
                     }
                     let deadline = bound
                     let handshakeStarted = Instant.now()
@@ -195,7 +197,7 @@ public final class HTTP1Connection: Sendable {
         let resolver = options.resolver ?? SharedRuntime.resolver
         var connectBudget = options.connectTimeout
         if let total = options.totalTimeout, total < connectBudget { connectBudget = total }
-        if let phase = options.connectionPhaseTimeout, phase < connectBudget { connectBudget = phase }
+        if let phase = options.connectAndHandshakeTimeout, phase < connectBudget { connectBudget = phase }
         let resolveStarted = Instant.now()
         let socket: Socket
         let connectStarted: Instant
@@ -548,7 +550,7 @@ public final class HTTP1Connection: Sendable {
         return try? await core.loop.submit { core.lendBody(exchange: exchange) }
     }
 
-    /// Gives a lent body back (see `ConnectionCore.returnLoan`).
+    /// Gives a lent body back (see `LoopConnection.returnLoan`).
     func returnLoan(moved: UInt64, endOfStream: Bool, error: ConnectionError?) async {
         let core = self.core
         if core.isOnLoop {
@@ -586,8 +588,8 @@ public final class HTTP1Connection: Sendable {
     /// otherwise; suspends only when the operation must wait for the peer. The waiter is resumed
     /// on the loop by an I/O handler, so a task on the loop continues in the same turn.
     /// Cancelling the awaiting task closes the connection.
-    private func perform<T: Sendable>(_ start: @escaping @Sendable (ConnectionCore) -> Readiness<T>,
-                                      wait: @escaping @Sendable (ConnectionCore, UnsafeContinuation<T, any Error>) -> Void)
+    private func perform<T: Sendable>(_ start: @escaping @Sendable (LoopConnection) -> Readiness<T>,
+                                      wait: @escaping @Sendable (LoopConnection, UnsafeContinuation<T, any Error>) -> Void)
         async throws(ConnectionError) -> T {
         let core = self.core
         if core.isOnLoop {

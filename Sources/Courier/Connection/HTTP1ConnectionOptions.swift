@@ -39,7 +39,7 @@ public struct HTTP1ConnectionOptions: Sendable {
     public var resolver: Resolver? = nil
     /// When set, bounds resolution, the TCP connect and the TLS handshake together, as curl's
     /// `--connect-timeout` does; `connectTimeout` and `tlsHandshakeTimeout` still apply inside it.
-    public var connectionPhaseTimeout: Duration? = nil
+    public var connectAndHandshakeTimeout: Duration? = nil
     /// A policy evaluated on the completed handshake (AFNetworking's `AFSecurityPolicy`: pinning,
     /// invalid certificates, domain names). Nil: the handshake's own verification decides.
     public var securityPolicy: SecurityPolicy? = nil

@@ -1,5 +1,5 @@
 // TransferRate: the two rate rules a connection can be given, as pure values with time passed in
-// (no clock, no I/O: ConnectionCore+Rate.swift runs them on the loop's timers).
+// (no clock, no I/O: LoopConnection+Rate.swift runs them on the loop's timers).
 //
 // - `TokenBucket` caps a direction's rate (curl --limit-rate; curl applies it to receiving and
 //   sending alike). Tokens are bytes; they accrue at `rate` per second up to `burst`. A read or

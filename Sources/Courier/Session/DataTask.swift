@@ -62,16 +62,16 @@ final class BufferSink: ResponseSink {
 public final class DataTask<Value: Sendable>: TaskCoreOwner, ResponseTask, @unchecked Sendable {
     // @unchecked: every stored property is immutable and Sendable; the generic parameter only
     // appears in the Sendable `OnceValue`.
-    let core: TaskCore
+    let core: TaskLifecycle
     private let outcome = OnceValue<TaskResponse<Value>>()
     private let request: HTTPRequest
 
-    init<S: ResponseSerializer>(session: SessionStorage, request: HTTPRequest, serializer: S) where S.Value == Value {
+    init<S: ResponseSerializer>(session: SessionState, request: HTTPRequest, serializer: S) where S.Value == Value {
         LiveObjects.created(.task)
         self.request = request
         let url = request.uri.redactedDescription
         guard let core = session.register() else {
-            core = TaskCore(identifier: session.refusedIdentifier())
+            core = TaskLifecycle(identifier: session.refusedIdentifier())
             let error = SessionError(.invalidated, "the session was invalidated", url: url)
             outcome.set(TaskResponse(head: nil, body: nil, result: .failure(error), metrics: TaskMetrics(effectiveURL: url)))
             core.markCompleted()

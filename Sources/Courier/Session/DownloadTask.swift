@@ -467,24 +467,24 @@ final class FileSink: ResponseSink {
 /// `try await task.value` is the file's final path; `await task.response` adds the head, the
 /// error and, after a failure that kept bytes, the `resumeData` to continue from.
 public final class DownloadTask: TaskCoreOwner, ResponseTask, Sendable {
-    let core: TaskCore
+    let core: TaskLifecycle
     private let outcome = OnceValue<TaskResponse<String>>()
 
     /// A task that has already failed with `error` before anything was sent (a resume record
     /// whose URL does not parse).
-    init(session: SessionStorage, failing error: SessionError, resume: ResumeData?) {
+    init(session: SessionState, failing error: SessionError, resume: ResumeData?) {
         LiveObjects.created(.task)
-        core = TaskCore(identifier: session.refusedIdentifier())
+        core = TaskLifecycle(identifier: session.refusedIdentifier())
         outcome.set(TaskResponse(head: nil, result: .failure(error), metrics: TaskMetrics(effectiveURL: ""), resumeData: resume))
         core.markCompleted()
     }
 
-    init(session: SessionStorage, request: HTTPRequest, resume: ResumeData?, keepsPartialData: Bool,
+    init(session: SessionState, request: HTTPRequest, resume: ResumeData?, keepsPartialData: Bool,
          destination: @escaping @Sendable (HTTPResponseHead, URI) -> DownloadDestination) {
         LiveObjects.created(.task)
         let url = request.uri.redactedDescription
         guard let core = session.register() else {
-            core = TaskCore(identifier: session.refusedIdentifier())
+            core = TaskLifecycle(identifier: session.refusedIdentifier())
             outcome.set(TaskResponse(head: nil, result: .failure(SessionError(.invalidated, "the session was invalidated", url: url)),
                                      metrics: TaskMetrics(effectiveURL: url), resumeData: resume))
             core.markCompleted()

@@ -48,7 +48,7 @@ public struct TaskCompletion: Sendable {
 }
 
 /// The state shared by a session and its tasks.
-final class SessionStorage: Sendable {
+final class SessionState: Sendable {
     let configuration: SessionConfiguration
     let pool: ConnectionPool
     let resolver: Resolver?
@@ -65,7 +65,7 @@ final class SessionStorage: Sendable {
     let hooks: SessionHookStore
     private struct State {
         var nextIdentifier = 0
-        var tasks: [Int: TaskCore] = [:]
+        var tasks: [Int: TaskLifecycle] = [:]
         /// The tasks counted on the activity tracker (resumed, not yet suspended or completed).
         var activeTasks: Set<Int> = []
         var subscribers: [AsyncStream<SessionEvent>.Continuation] = []
@@ -101,7 +101,7 @@ final class SessionStorage: Sendable {
         var options = HTTP1ConnectionOptions()
         options.connectTimeout = configuration.connectTimeout
         options.tlsHandshakeTimeout = configuration.connectTimeout
-        options.connectionPhaseTimeout = configuration.connectTimeout
+        options.connectAndHandshakeTimeout = configuration.connectTimeout
         options.idleTimeout = configuration.idleTimeout
         options.attemptDelay = configuration.connectionAttemptDelay
         options.unixSocket = configuration.unixSocket
@@ -131,11 +131,11 @@ final class SessionStorage: Sendable {
     deinit { LiveObjects.destroyed(.session) }
 
     /// Registers a new task; nil once invalidation started.
-    func register() -> TaskCore? {
-        state.withLock { s -> TaskCore? in
+    func register() -> TaskLifecycle? {
+        state.withLock { s -> TaskLifecycle? in
             guard !s.invalidating else { return nil }
             s.nextIdentifier += 1
-            let core = TaskCore(identifier: s.nextIdentifier)
+            let core = TaskLifecycle(identifier: s.nextIdentifier)
             core.session = self
             s.tasks[s.nextIdentifier] = core
             return core
@@ -197,7 +197,7 @@ final class SessionStorage: Sendable {
     /// still cancels what runs when asked to, and every call returns only once the session is
     /// invalidated.
     func invalidate(cancel: Bool) async {
-        let (first, running) = state.withLock { s -> (Bool, [TaskCore]) in
+        let (first, running) = state.withLock { s -> (Bool, [TaskLifecycle]) in
             let running = cancel ? Array(s.tasks.values) : []
             guard !s.invalidating else { return (false, running) }
             s.invalidating = true
@@ -252,13 +252,13 @@ final class SessionStorage: Sendable {
 public final class Session: Sendable {
     /// The configuration the session was made with.
     public let configuration: SessionConfiguration
-    let storage: SessionStorage
+    let storage: SessionState
 
     /// Creates a session.
     /// - Parameter configuration: timeouts, pool limits, TLS, redirects, defaults.
     public init(configuration: SessionConfiguration = SessionConfiguration()) {
         self.configuration = configuration
-        storage = SessionStorage(configuration: configuration)
+        storage = SessionState(configuration: configuration)
     }
 
     deinit {

@@ -139,7 +139,7 @@ public protocol SessionTask: AnyObject, Sendable {
 }
 
 /// The shared machinery behind every task kind.
-final class TaskCore: Sendable {
+final class TaskLifecycle: Sendable {
     let identifier: Int
     private struct Shared {
         var state: TaskState = .suspended
@@ -155,25 +155,25 @@ final class TaskCore: Sendable {
     }
     private let shared = Mutex(Shared())
     /// Runs the task's work; set once by the owner before the first resume.
-    private let starter: Mutex<(@Sendable (TaskCore) async -> Void)?> = Mutex(nil)
+    private let starter: Mutex<(@Sendable (TaskLifecycle) async -> Void)?> = Mutex(nil)
     /// Completes the task as cancelled without running it.
     private let cancelledBeforeStart: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
-    private struct WeakSession { weak var value: SessionStorage? }
+    private struct WeakSession { weak var value: SessionState? }
     private let sessionReference = Mutex(WeakSession())
     /// The owning session (weak: a session's tasks must not keep it alive).
-    var session: SessionStorage? {
+    var session: SessionState? {
         get { sessionReference.withLock { $0.value } }
         set { sessionReference.withLock { $0.value = newValue } }
     }
 
     init(identifier: Int) {
         self.identifier = identifier
-        LiveObjects.created(.taskCore)
+        LiveObjects.created(.taskLifecycle)
     }
 
-    deinit { LiveObjects.destroyed(.taskCore) }
+    deinit { LiveObjects.destroyed(.taskLifecycle) }
 
-    func install(work: @escaping @Sendable (TaskCore) async -> Void, cancelledBeforeStart: @escaping @Sendable () -> Void) {
+    func install(work: @escaping @Sendable (TaskLifecycle) async -> Void, cancelledBeforeStart: @escaping @Sendable () -> Void) {
         starter.withLock { $0 = work }
         self.cancelledBeforeStart.withLock { $0 = cancelledBeforeStart }
     }
@@ -370,7 +370,7 @@ final class TaskCore: Sendable {
 
 /// The parts of the public protocol every task kind forwards to its core.
 protocol TaskCoreOwner: SessionTask {
-    var core: TaskCore { get }
+    var core: TaskLifecycle { get }
 }
 
 extension TaskCoreOwner {

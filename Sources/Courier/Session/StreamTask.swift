@@ -122,14 +122,14 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     public typealias Failure = SessionError
 
     let channel: BodyChannel
-    let task: TaskCore
+    let task: TaskLifecycle
 
     /// Releasing the iterator before the end cancels the transfer.
     final class Lease: Sendable {
         let channel: BodyChannel
-        let task: TaskCore
+        let task: TaskLifecycle
         let finished = Atomic<Bool>(false)
-        init(channel: BodyChannel, task: TaskCore) {
+        init(channel: BodyChannel, task: TaskLifecycle) {
             self.channel = channel
             self.task = task
         }
@@ -221,16 +221,16 @@ final class StreamSink: ResponseSink {
 /// (`ResponseTask`) and is known as soon as the final head arrives (after redirects): `try await
 /// task.value` is a `StreamedResponse` — the head, and the body to iterate.
 public final class StreamTask: TaskCoreOwner, ResponseTask, Sendable {
-    let core: TaskCore
+    let core: TaskLifecycle
     private let sink = StreamSink()
     private let finalMetrics = OnceValue<TaskMetrics>()
     private let refused: SessionError?
 
-    init(session: SessionStorage, request: HTTPRequest) {
+    init(session: SessionState, request: HTTPRequest) {
         LiveObjects.created(.task)
         let url = request.uri.redactedDescription
         guard let core = session.register() else {
-            core = TaskCore(identifier: session.refusedIdentifier())
+            core = TaskLifecycle(identifier: session.refusedIdentifier())
             refused = SessionError(.invalidated, "the session was invalidated", url: url)
             core.markCompleted()
             return
@@ -307,7 +307,7 @@ public final class StreamTask: TaskCoreOwner, ResponseTask, Sendable {
     }
 
     private static func outcome(_ started: (Result<(HTTPResponseHead, String), SessionError>, TaskMetrics), channel: BodyChannel,
-                                core: TaskCore) -> TaskResponse<StreamedResponse> {
+                                core: TaskLifecycle) -> TaskResponse<StreamedResponse> {
         switch started.0 {
         case .success(let (head, url)):
             let streamed = StreamedResponse(head: head, url: url, body: ResponseBodyStream(channel: channel, task: core))

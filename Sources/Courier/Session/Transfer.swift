@@ -112,8 +112,8 @@ final class MetricsRecorder: Sendable {
 }
 
 struct Transfer: Sendable {
-    let storage: SessionStorage
-    let core: TaskCore
+    let storage: SessionState
+    let core: TaskLifecycle
     let metrics: MetricsRecorder
     /// Resumed downloads ask for a range; then no compression is requested.
     let isRangeRequest: Bool
@@ -348,7 +348,7 @@ struct Transfer: Sendable {
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           mayAnswer407: Bool, cache: CacheContext?) async throws(SessionError) -> Step {
-        let begun = Flag()
+        let begun = OneWayFlag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
                 try await self.exchange(on: connection, request: request, callerRequest: callerRequest, body: body, encoded: encoded,
@@ -386,7 +386,7 @@ struct Transfer: Sendable {
         }
     }
 
-    static func sessionError(_ error: any Error, url: String, core: TaskCore, limits: HTTP1ParserLimits) -> SessionError {
+    static func sessionError(_ error: any Error, url: String, core: TaskLifecycle, limits: HTTP1ParserLimits) -> SessionError {
         if core.isCancelled { return SessionError(.cancelled, "the task was cancelled", url: url) }
         var result: SessionError
         switch error {
@@ -405,7 +405,7 @@ struct Transfer: Sendable {
     }
 
     private func exchange(on connection: HTTP1Connection, request: HTTPRequest, callerRequest: HTTPRequest, body: MeasuredBody,
-                          encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: Flag, redirectsSoFar: Int,
+                          encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, begun: OneWayFlag, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           answering407 route: ProxyRoute?, cache: CacheContext?) async throws -> Step {
         let reused = connection.requestCount > 0
@@ -580,7 +580,7 @@ struct Transfer: Sendable {
     // MARK: Receiving
 
     private func receiveBody(_ response: HTTP1Response, head: HTTPResponseHead, request: HTTPRequest,
-                             sink: some ResponseSink, begun: Flag, connection: HTTP1Connection) async throws {
+                             sink: some ResponseSink, begun: OneWayFlag, connection: HTTP1Connection) async throws {
         let url = metrics.url(of: request.uri)
         let announced = configuration.ignoresContentLength ? nil : head.headers.first(name: "Content-Length").flatMap { UInt64($0) }
         var decoder = try ContentDecoding.make(for: head.headers, request: request, configuration: configuration, url: url)
@@ -753,7 +753,7 @@ final class Deadline: Sendable {
 }
 
 /// A one-way flag shared with a Sendable closure.
-final class Flag: Sendable {
+final class OneWayFlag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }

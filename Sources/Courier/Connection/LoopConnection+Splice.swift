@@ -1,5 +1,5 @@
-// ConnectionCore lends the socket of a Content-Length body to a splicer (socket → pipe → file in
-// the kernel) and takes it back with the count moved. Runs on the loop (see ConnectionCore's
+// LoopConnection lends the socket of a Content-Length body to a splicer (socket → pipe → file in
+// the kernel) and takes it back with the count moved. Runs on the loop (see LoopConnection's
 // header).
 
 import CourierBytes
@@ -7,7 +7,7 @@ import CourierHTTP1
 import CourierPosix
 import CourierTLS
 
-extension ConnectionCore {
+extension LoopConnection {
     // MARK: Splicing a body into a file
 
     /// Lends the rest of the response body of `exchange` for splicing, when it can be: a plain

@@ -1,6 +1,6 @@
-// ConnectionCore's request side: the head, body pieces (framed by the state machine), file ranges
+// LoopConnection's request side: the head, body pieces (framed by the state machine), file ranges
 // with sendfile(2), the end of the body, and an early response that stops an upload. Runs on the
-// loop, as everything in ConnectionCore (see its header).
+// loop, as everything in LoopConnection (see its header).
 
 import CourierBytes
 import CourierHTTP1
@@ -8,7 +8,7 @@ import CourierPosix
 import CourierTLS
 import Synchronization
 
-extension ConnectionCore {
+extension LoopConnection {
     /// What a send after `stopSending()` fails with: the early response ended the upload.
     var uploadStoppedError: ConnectionError { ConnectionError(.earlyResponse, "the upload was stopped by an early response") }
 

@@ -1,4 +1,4 @@
-// ConnectionCore: the loop-side half of an HTTP1Connection — the socket, the TLS engine, the
+// LoopConnection: the loop-side half of an HTTP1Connection — the socket, the TLS engine, the
 // HTTP/1.1 client state machine, the output queue, the decoded-but-untaken response, the timers,
 // and the callers waiting for a write, a head or body bytes.
 //
@@ -38,8 +38,8 @@
 // short reports its error after the bytes that did arrive).
 //
 // The class is split by concern across files: this one holds the state, set-up, the response
-// side, reading, timers and closing; ConnectionCore+Sending.swift the request side (heads, bodies,
-// files, early responses); ConnectionCore+Splice.swift lending a body's socket for splice(2);
+// side, reading, timers and closing; LoopConnection+Sending.swift the request side (heads, bodies,
+// files, early responses); LoopConnection+Splice.swift lending a body's socket for splice(2);
 // ConnectionTypes.swift the values handed between the core and its callers. Members are internal
 // (not private) for those extensions; only the Connection folder uses the core.
 
@@ -49,7 +49,7 @@ import CourierPosix
 import CourierTLS
 import Synchronization
 
-final class ConnectionCore: @unchecked Sendable {
+final class LoopConnection: @unchecked Sendable {
     let loop: EventLoop
     let options: HTTP1ConnectionOptions
     /// Mirrors "another request may be sent now" for any thread.
@@ -79,7 +79,7 @@ final class ConnectionCore: @unchecked Sendable {
     /// A file range being sent with sendfile(2) after `output` drains (plain connections only).
     var pendingFile: (file: File, offset: Int64, remaining: Int)?
 
-    // The rate rules (ConnectionCore+Rate.swift): caps per direction, curl's low-speed check.
+    // The rate rules (LoopConnection+Rate.swift): caps per direction, curl's low-speed check.
     var receiveBucket: TokenBucket?
     var sendBucket: TokenBucket?
     var receivePaused = false
@@ -148,7 +148,7 @@ final class ConnectionCore: @unchecked Sendable {
     var endDelivered = false
 
     init(loop: EventLoop, socket: Socket, tls: TLSConnection?, options: HTTP1ConnectionOptions) {
-        LiveObjects.created(.connectionCore)
+        LiveObjects.created(.loopConnection)
         self.loop = loop
         self.socket = socket
         self.tls = tls
@@ -162,7 +162,7 @@ final class ConnectionCore: @unchecked Sendable {
         sendBucket = options.maximumSendRate.map { TokenBucket(rate: $0, now: now) }
     }
 
-    deinit { LiveObjects.destroyed(.connectionCore) }
+    deinit { LiveObjects.destroyed(.loopConnection) }
 
     /// Decoded body bytes nobody has taken yet (for tests of the read-ahead limit). Loop only.
     var bufferedBodyBytes: Int { pendingBytes }
@@ -178,15 +178,17 @@ final class ConnectionCore: @unchecked Sendable {
         registration = try loop.register(socket, interest: []) { [unowned self] events in handle(events) }
     }
 
-    /// Runs the TLS handshake; the promise completes when it is done (or failed).
-    func handshake(_ promise: LoopPromise<Void>, deadline: Instant?) {
+    /// Runs the TLS handshake; the promise completes when it is done (or failed). `deadline` is the
+    /// nearer of the exchange's total deadline and the connection phase's (curl `--connect-timeout`),
+    /// with the code that names whichever it is.
+    func handshake(_ promise: LoopPromise<Void>, deadline: (at: Instant, code: ConnectionError.Code)?) {
         if let failure { promise.fail(failure); return }
         promise.onCancel { [unowned self] in fail(ConnectionError(.cancelled, "the task was cancelled")) }
         handshakeWaiter = promise
         handshakeTimer = loop.scheduleTimer(after: options.tlsHandshakeTimeout) { [weak self] in
             self?.fail(ConnectionError(.tlsHandshakeTimeout, "the TLS handshake did not finish in time"))
         }
-        if let deadline { armDeadline(after: deadline - Instant.now()) }
+        if let deadline { armDeadline(after: deadline.at - Instant.now(), code: deadline.code) }
         touch()
         armIdle()
         // Bytes a proxy sent after its reply to CONNECT are the tunnel's first bytes.
@@ -632,15 +634,15 @@ final class ConnectionCore: @unchecked Sendable {
         // No binding of the last slice is held across the append below: a second reference to its
         // storage would make the in-place write copy the whole coalescing buffer (copy on write)
         // for every tiny chunk.
-        if count <= ConnectionCore.coalesceBelow, let lastCount = pending.last?.readableBytes,
-           lastCount <= ConnectionCore.coalesceBelow || lastIsCoalesced {
+        if count <= LoopConnection.coalesceBelow, let lastCount = pending.last?.readableBytes,
+           lastCount <= LoopConnection.coalesceBelow || lastIsCoalesced {
             // A second small slice in a row: copy them together (a lone small slice, such as a
             // small response's whole body, stays zero copy).
             if lastIsCoalesced, pending[pending.count - 1].writableBytes >= count {
                 pending[pending.count - 1].writeBuffer(slice)
                 return
             }
-            var own = ByteBuffer(capacity: ConnectionCore.coalescedCapacity)
+            var own = ByteBuffer(capacity: LoopConnection.coalescedCapacity)
             if !lastIsCoalesced {
                 own.writeBuffer(pending.removeLast())
             }

@@ -1,4 +1,4 @@
-// ConnectionCore+Closing: the idle and total timers, and how a connection fails, closes and is
+// LoopConnection+Closing: the idle and total timers, and how a connection fails, closes and is
 // cancelled.
 
 import CourierBytes
@@ -7,7 +7,7 @@ import CourierPosix
 import CourierTLS
 import Synchronization
 
-extension ConnectionCore {
+extension LoopConnection {
     // MARK: Timers
 
     func touch() { lastActivity = Instant.now() }
@@ -31,11 +31,13 @@ extension ConnectionCore {
         }
     }
 
-    func armDeadline(after duration: Duration) {
+    func armDeadline(after duration: Duration, code: ConnectionError.Code = .totalTimeout) {
         cancelDeadline()
         deadlineTimer = loop.scheduleTimer(after: duration) { [weak self] in
             self?.deadlineTimer = nil
-            self?.fail(ConnectionError(.totalTimeout, "the exchange did not finish within \(duration)"))
+            let message = code == .totalTimeout ? "the exchange did not finish within \(duration)"
+                : "the connection was not established in time (resolution, connect and TLS handshake together)"
+            self?.fail(ConnectionError(code, message))
         }
     }
 

@@ -1,15 +1,15 @@
-// ConnectionCore's rate rules, on the loop's timers (the rules themselves are TransferRate.swift):
+// LoopConnection's rate rules, on the loop's timers (the rules themselves are TransferRate.swift):
 // - a receive cap pauses reading — read interest off, so the loop does not spin on a readable
 //   socket — and a timer turns it back on when the bucket holds a quantum again; the kernel's
 //   buffer fills meanwhile and TCP's window slows the server;
 // - a send cap shortens writes to the grant and pauses writing the same way, then flushes;
 // - the low-speed check samples the bytes moved once a second while an exchange is active and
 //   fails the connection with `transferTooSlow` (curl 28) when the speed stayed too low.
-// Runs on the loop, as everything in ConnectionCore.
+// Runs on the loop, as everything in LoopConnection.
 
 import CourierPosix
 
-extension ConnectionCore {
+extension LoopConnection {
     /// The read size allowed now (`wanted` without a cap); 0 pauses reading until the bucket
     /// refills.
     func receiveAllowance(_ wanted: Int) -> Int {
