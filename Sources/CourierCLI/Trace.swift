@@ -28,6 +28,8 @@ enum Trace {
             return ""  // curl's warning line, printed by the observer unless -s
         case .cache:
             return ""  // the CLI has no cache (curl has none)
+        case .resumed, .suspended:
+            return ""  // curl has no pause lines
         case .cookieStored(let cookie, let replaced):
             // curl's line: the domain without a leading dot, the expiry in Unix seconds (0: a
             // session cookie).

@@ -87,7 +87,7 @@ final class ObservedEvents: Sendable {
                 s.headerSize += UInt64(Trace.headText(info).utf8.count)
             case .requestHead(let bytes):
                 s.requestSize += UInt64(bytes.readableBytes)
-            case .redirect, .cookieStored, .retry, .cache:
+            case .redirect, .cookieStored, .retry, .cache, .resumed, .suspended:
                 break
             }
         }

@@ -157,7 +157,7 @@ extension SessionTests {
                     return nil
                 }
                 #expect(!downloads.isEmpty && downloads == downloads.sorted() && downloads.last == 1_000_000, "\(downloads)")
-                // Activity: off (old, not running), off (new, not running yet), on with the first progress, off at the end.
+                // Activity: off (old, not running), off (new, not running yet), on at resume, off at the end.
                 let activity = updates.compactMap { update -> Bool? in
                     if case .activity(let on) = update { return on }
                     return nil

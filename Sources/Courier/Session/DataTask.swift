@@ -104,8 +104,9 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, ResponseTask, @unch
                 response = TaskResponse(head: collected.head, body: collected.head == nil ? nil : collected.body,
                                         result: .failure(error), metrics: metrics.finish())
             }
-            await core.callbacksDrained()  // the last progress value and event come before completion
-            core.markCompleted()
+            // The last progress value and event, and the session's resumed and suspended events,
+            // come before completion.
+            await core.finishWork()
             // The completed event goes out before the caller is woken, so a caller's next task
             // always comes after it in the event stream.
             session.taskFinished(core.identifier, error: response.result.failure, metrics: response.metrics)

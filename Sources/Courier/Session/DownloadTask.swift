@@ -528,8 +528,9 @@ public final class DownloadTask: TaskCoreOwner, ResponseTask, Sendable {
                 result = TaskResponse(head: sink.head, result: .failure(error), metrics: metrics.finish(),
                                       resumeData: sink.resumeData ?? resume)
             }
-            await core.callbacksDrained()  // the last progress value and event come before completion
-            core.markCompleted()
+            // The last progress value and event, and the session's resumed and suspended events,
+            // come before completion.
+            await core.finishWork()
             let location: String? = if case .success(let path) = result.result { path } else { nil }
             session.taskFinished(identifier, error: result.result.failure, metrics: result.metrics, location: location)
             outcome.set(result)

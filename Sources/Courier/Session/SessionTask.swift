@@ -12,7 +12,14 @@
 // - ownership ends (design §3): once started (or cancelled before it started) the core lets go of
 //   its work and cancellation closures, and once completed of the work's `Task`, the progress
 //   handlers, the streams and the observer — so nothing a caller gave the task (which may capture
-//   the task itself) forms a cycle, and a finished task is owned by its caller alone.
+//   the task itself) forms a cycle, and a finished task is owned by its caller alone;
+// - every real change of state is told once, in the order it happened (AFNetworking's
+//   did-resume / did-suspend notifications): the state streams get it and the observer gets
+//   `.resumed` / `.suspended` under the state lock (both only queue), and the session's
+//   `taskResumed` / `taskSuspended` (and through them the activity tracker) go out from an
+//   outbox outside the lock. A no-op (suspending a suspended or finished task, resuming a
+//   running one) tells nothing. The work waits for the outbox before it starts and before the
+//   session hears of its completion, so `taskResumed` always comes first and `taskCompleted` last.
 
 import CourierBytes
 import CourierCookies
@@ -61,6 +68,12 @@ public enum TaskEvent: Sendable {
     case connected(host: String, port: UInt16, address: String?, reused: Bool, tls: Bool)
     /// The exact bytes of a request head that were sent (every redirect hop too).
     case requestHead(ByteBuffer)
+    /// The task started or continued (`resume()` on a suspended task; AFNetworking's
+    /// AFNetworkingTaskDidResumeNotification). The first event of every task that runs.
+    case resumed
+    /// The task was paused (`suspend()` on a running task; AFNetworkingTaskDidSuspendNotification).
+    /// Suspending a task that is not running tells nothing.
+    case suspended
     /// A response head received (redirect responses, 401s, a proxy's CONNECT answers and heads
     /// served from the cache too).
     case responseHead(HTTPResponseHead)
@@ -132,6 +145,10 @@ public protocol SessionTask: AnyObject, Sendable {
     func uploadProgress() -> AsyncStream<TransferProgress>
     /// Download progress values, in order; the stream ends when the task completes.
     func downloadProgress() -> AsyncStream<TransferProgress>
+    /// The state now, then each change of it, in order (`running` and `suspended` as often as
+    /// the task is resumed and suspended, then `canceling` if it is cancelled while it runs, then
+    /// `completed`); the stream ends after `completed`. Each call makes a new stream.
+    func stateChanges() -> AsyncStream<TaskState>
     /// Sets callbacks for progress (called in order, on the transfer's thread).
     func setProgressHandler(upload: (@Sendable (TransferProgress) -> Void)?, download: (@Sendable (TransferProgress) -> Void)?)
     /// Sets the observer of task events; call it before `resume()`.
@@ -152,6 +169,12 @@ final class TaskLifecycle: Sendable {
         var downloadHandler: (@Sendable (TransferProgress) -> Void)?
         var observer: (@Sendable (TaskEvent) -> Void)?
         var finished = false
+        var stateStreams: [AsyncStream<TaskState>.Continuation] = []
+        /// Changes (`running`, `suspended`) the session has not been told of yet, oldest first.
+        var outbox: [TaskState] = []
+        /// Whether some caller is telling the session the outbox's changes now.
+        var announcing = false
+        var announcedWaiters: [CheckedContinuation<Void, Never>] = []
     }
     private let shared = Mutex(Shared())
     /// Runs the task's work; set once by the owner before the first resume.
@@ -186,7 +209,7 @@ final class TaskLifecycle: Sendable {
         enum Action { case none, started, wake([CheckedContinuation<Void, Never>]) }
         let action = shared.withLock { s -> Action in
             guard s.state == .suspended else { return .none }
-            s.state = .running
+            enter(&s, .running)
             if !s.started {
                 s.started = true
                 // Taken, not copied: the core must not keep the work (and what it captured) alive
@@ -194,10 +217,11 @@ final class TaskLifecycle: Sendable {
                 let work = starter.withLock { w in defer { w = nil }; return w }
                 cancelledBeforeStart.withLock { $0 = nil }
                 guard let work else { return .none }
-                // Created under the lock so a concurrent cancel() always finds it. The resumed
-                // event is posted by the work itself, so it always precedes the completed one.
+                // Created under the lock so a concurrent cancel() always finds it. The work waits
+                // until the session has been told the task resumed, so that event precedes every
+                // later one, the completion included.
                 s.work = Task {
-                    self.session?.post(.taskResumed(self.identifier))
+                    await self.announced()
                     await work(self)
                 }
                 return .started
@@ -207,9 +231,10 @@ final class TaskLifecycle: Sendable {
             return .wake(waiters)
         }
         switch action {
-        case .none, .started: return
+        case .none: return
+        case .started: announce()
         case .wake(let waiters):
-            session?.post(.taskResumed(identifier))
+            announce()
             for waiter in waiters { waiter.resume() }
         }
     }
@@ -217,17 +242,17 @@ final class TaskLifecycle: Sendable {
     func suspend() {
         let changed = shared.withLock { s -> Bool in
             guard s.state == .running else { return false }
-            s.state = .suspended
+            enter(&s, .suspended)
             return true
         }
-        if changed { session?.post(.taskSuspended(identifier)) }
+        if changed { announce() }
     }
 
     func cancel() {
         enum Action { case none, cancelUnstarted, cancelRunning(Task<Void, Never>?, [CheckedContinuation<Void, Never>]) }
         let action = shared.withLock { s -> Action in
             guard s.state != .completed && s.state != .canceling else { return .none }
-            s.state = .canceling
+            enter(&s, .canceling)
             let waiters = s.gateWaiters
             s.gateWaiters.removeAll()
             if !s.started {
@@ -270,13 +295,14 @@ final class TaskLifecycle: Sendable {
     /// Marks the task completed and ends the progress streams. Returns false if it already was.
     @discardableResult
     func markCompleted() -> Bool {
-        let streams = shared.withLock { s -> ([AsyncStream<TransferProgress>.Continuation])? in
+        let streams = shared.withLock { s -> ([AsyncStream<TransferProgress>.Continuation], [AsyncStream<TaskState>.Continuation])? in
             guard !s.finished else { return nil }
             s.finished = true
-            s.state = .completed
-            let all = s.uploadStreams + s.downloadStreams
+            enter(&s, .completed)
+            let all = (s.uploadStreams + s.downloadStreams, s.stateStreams)
             s.uploadStreams.removeAll()
             s.downloadStreams.removeAll()
+            s.stateStreams.removeAll()
             // What the caller handed in may capture the task: dropped here so no cycle outlives
             // the task. The work's Task handle goes too (it is done, or finishing this call).
             s.uploadHandler = nil
@@ -286,8 +312,70 @@ final class TaskLifecycle: Sendable {
             return all
         }
         guard let streams else { return false }
-        for stream in streams { stream.finish() }
+        for stream in streams.0 { stream.finish() }
+        for stream in streams.1 { stream.finish() }
         return true
+    }
+
+    // MARK: State changes
+
+    /// Enters `state` (under the lock): the state streams get it, and a resume or a suspension
+    /// is queued for the observer and put in the outbox for the session (`announce()`).
+    private func enter(_ s: inout Shared, _ state: TaskState) {
+        s.state = state
+        for stream in s.stateStreams { stream.yield(state) }
+        guard state == .running || state == .suspended else { return }
+        s.outbox.append(state)
+        if let observer = s.observer {
+            let event: TaskEvent = state == .running ? .resumed : .suspended
+            callbacks.run { observer(event) }
+        }
+    }
+
+    /// Tells the session the outbox's changes, in order, outside the state lock; one caller at a
+    /// time does the telling (a change queued meanwhile is told by the caller already at it).
+    private func announce() {
+        let claimed = shared.withLock { s -> Bool in
+            guard !s.announcing, !s.outbox.isEmpty else { return false }
+            s.announcing = true
+            return true
+        }
+        guard claimed else { return }
+        while true {
+            let (next, waiters) = shared.withLock { s -> (TaskState?, [CheckedContinuation<Void, Never>]) in
+                guard s.outbox.isEmpty else { return (s.outbox.removeFirst(), []) }
+                s.announcing = false
+                defer { s.announcedWaiters.removeAll() }
+                return (nil, s.announcedWaiters)
+            }
+            guard let next else {
+                for waiter in waiters { waiter.resume() }
+                return
+            }
+            session?.post(next == .running ? .taskResumed(identifier) : .taskSuspended(identifier))
+        }
+    }
+
+    /// Returns once the session has been told every change made so far.
+    func announced() async {
+        if shared.withLock({ !$0.announcing && $0.outbox.isEmpty }) { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = shared.withLock { s -> Bool in
+                if !s.announcing && s.outbox.isEmpty { return true }
+                s.announcedWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Marks the task completed (see `markCompleted()`) once its last progress value and event
+    /// have run, then waits until the session has been told every change before it: the work
+    /// calls this, then tells the session of the completion.
+    func finishWork() async {
+        await callbacksDrained()
+        markCompleted()
+        await announced()
     }
 
     // MARK: Progress and observation
@@ -296,6 +384,19 @@ final class TaskLifecycle: Sendable {
         let (stream, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .unbounded)
         let finished = shared.withLock { s -> Bool in
             if !s.finished { s.uploadStreams.append(continuation) }
+            return s.finished
+        }
+        if finished { continuation.finish() }
+        return stream
+    }
+
+    func stateStream() -> AsyncStream<TaskState> {
+        let (stream, continuation) = AsyncStream<TaskState>.makeStream(bufferingPolicy: .unbounded)
+        // The current state goes in under the lock, so no change comes between it and the
+        // subscription.
+        let finished = shared.withLock { s -> Bool in
+            continuation.yield(s.state)
+            if !s.finished { s.stateStreams.append(continuation) }
             return s.finished
         }
         if finished { continuation.finish() }
@@ -388,6 +489,8 @@ extension TaskCoreOwner {
     public func uploadProgress() -> AsyncStream<TransferProgress> { core.uploadProgressStream() }
     /// Download progress values, in order.
     public func downloadProgress() -> AsyncStream<TransferProgress> { core.downloadProgressStream() }
+    /// The state now, then each change, until `completed`.
+    public func stateChanges() -> AsyncStream<TaskState> { core.stateStream() }
     /// Sets progress callbacks.
     public func setProgressHandler(upload: (@Sendable (TransferProgress) -> Void)?, download: (@Sendable (TransferProgress) -> Void)?) {
         core.setProgressHandler(upload: upload, download: download)

@@ -252,8 +252,9 @@ public final class StreamTask: TaskCoreOwner, ResponseTask, Sendable {
                 failure = error
                 await sink.abort(error, begun: true)
             }
-            await core.callbacksDrained()  // the last progress value and event come before completion
-            core.markCompleted()
+            // The last progress value and event, and the session's resumed and suspended events,
+            // come before completion.
+            await core.finishWork()
             let finished = metrics.finish()
             session.taskFinished(core.identifier, error: failure, metrics: finished)
             finalMetrics.set(finished)

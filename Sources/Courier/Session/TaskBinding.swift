@@ -6,9 +6,11 @@
 //   same task) and stops mirroring it: nothing of the old task reaches the target afterwards.
 // - Progress: every upload and download progress value, in order (the task's progress streams,
 //   so a progress handler the caller set on the task stays in place).
-// - Activity: true while the task runs — at once if it is running when bound, else with its first
-//   progress — and false when it completes (its progress streams end). AFNetworking also stops
-//   the spinner on suspend; a Courier task reports no suspension, so a suspended task stays active.
+// - Activity: true while the task runs, false while it is suspended and when it completes, as
+//   AFNetworking's spinner starts on the did-resume notification and stops on did-suspend and
+//   did-complete. It follows the task's state stream (`stateChanges()`): the state when bound, then
+//   each resume and suspension; a change is delivered only when the activity changes. The final
+//   false comes when the download progress stream ends, after every progress value.
 //
 // The target→task association is a table keyed by ObjectIdentifier(target) whose entries hold
 // the target WEAKLY (see ResourceBinding.swift for why there): a binding never keeps a target
@@ -86,10 +88,20 @@ public final class TaskBinding<Target: AnyObject & Sendable>: Sendable {
             if previous.task.state != .completed { previous.task.cancel() }
         }
         deliver(.activity(running), to: id, generation: generation)
+        let states = Task { [weak self] in
+            for await state in task.stateChanges() {
+                guard let self else { return }
+                switch state {
+                case .running: self.setActive(true, id, generation: generation)
+                case .suspended: self.setActive(false, id, generation: generation)
+                // Cancelling winds down what ran; completion is told by the download watcher.
+                case .canceling, .completed: break
+                }
+            }
+        }
         let download = Task { [weak self] in
             for await progress in task.downloadProgress() {
                 guard let self else { return }
-                self.markActive(id, generation: generation)
                 self.deliver(.downloadProgress(progress), to: id, generation: generation)
             }
             // The stream ends when the task completes.
@@ -99,12 +111,12 @@ public final class TaskBinding<Target: AnyObject & Sendable>: Sendable {
         let upload = Task { [weak self] in
             for await progress in task.uploadProgress() {
                 guard let self else { return }
-                self.markActive(id, generation: generation)
                 self.deliver(.uploadProgress(progress), to: id, generation: generation)
             }
         }
         entries.withLock { table in
-            if table[id]?.generation == generation { table[id]?.watchers = [download, upload] } else {
+            if table[id]?.generation == generation { table[id]?.watchers = [states, download, upload] } else {
+                states.cancel()
                 download.cancel()
                 upload.cancel()
             }
@@ -169,14 +181,14 @@ public final class TaskBinding<Target: AnyObject & Sendable>: Sendable {
         }
     }
 
-    /// The first progress of a task that was not running when bound: it is active now.
-    private func markActive(_ id: ObjectIdentifier, generation: UInt64) {
-        let becameActive = entries.withLock { table -> Bool in
-            guard table[id]?.generation == generation, table[id]?.active == false else { return false }
-            table[id]?.active = true
+    /// The task was resumed (`true`) or suspended (`false`): delivered when the activity changes.
+    private func setActive(_ active: Bool, _ id: ObjectIdentifier, generation: UInt64) {
+        let changed = entries.withLock { table -> Bool in
+            guard table[id]?.generation == generation, table[id]?.active != active else { return false }
+            table[id]?.active = active
             return true
         }
-        if becameActive { deliver(.activity(true), to: id, generation: generation) }
+        if changed { deliver(.activity(active), to: id, generation: generation) }
     }
 
     /// The task completed: the binding ends and the target is told it is no longer active, in one
