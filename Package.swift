@@ -114,9 +114,15 @@ let package = Package(
         // the executable may link it (a library must never replace its program's allocator).
         .target(name: "CCourierAllocationCounter"),
 
+        // curl's exit code for each of Courier's typed errors (docs/cli.md's table): the tool's
+        // vocabulary, kept out of the library (issue 15 §4) and out of the executable, so the tests
+        // that assert exit codes can import it (they cannot import the executable). No product.
+        .target(name: "CourierCurlExitCodes", dependencies: ["Courier", "CourierCompression", "CourierHTTP1", "CourierTLS"],
+                swiftSettings: strict),
+
         .executableTarget(name: "CourierCLI", dependencies: [
             "CCourierAllocationCounter",
-            "Courier", "CourierBytes", "CourierHTTP1", "CourierJSON", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
+            "Courier", "CourierCurlExitCodes", "CourierBytes", "CourierHTTP1", "CourierJSON", "CourierLoopbackServer", "CourierMultipart", "CourierPosix",
             "CourierTLS", "CourierURL", "CourierCookies",
         ], swiftSettings: strict,
         // Release builds link the Swift runtime statically: most of the tool's resident set is the
@@ -126,8 +132,10 @@ let package = Package(
         linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
 
         // Shared test helpers (the split harness every parser test goes through).
-        .target(name: "CourierTestSupport", dependencies: ["CourierBytes"],
+        .target(name: "CourierTestSupport", dependencies: ["CourierBytes", "CCourierTestSpawn"],
                 path: "Tests/CourierTestSupport", swiftSettings: strict),
+        // posix_spawn's closefrom action for ChildProcess (not exported by Swift's Glibc module).
+        .target(name: "CCourierTestSpawn", path: "Tests/CCourierTestSpawn"),
         .testTarget(name: "CourierBytesTests", dependencies: ["CourierBytes", "CourierTestSupport"],
                     swiftSettings: strict),
         // Unicode/IdnaTestV2.txt.gz: Unicode's IDNA conformance vectors, read by the tests.
@@ -152,7 +160,7 @@ let package = Package(
         // The PEM files are embedded in TestCertificates.swift by Certificates/generate.sh.
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierTLS", "CourierTestSupport"],
                     exclude: ["Certificates"], swiftSettings: strict),
-        .testTarget(name: "CourierSerializationTests", dependencies: ["Courier", "CourierTestSupport"],
+        .testTarget(name: "CourierSerializationTests", dependencies: ["Courier", "CourierCurlExitCodes", "CourierTestSupport"],
                     swiftSettings: strict),
         // The front door (issue 15): the README's examples and the migration guide's code blocks,
         // compiled with `import Courier` alone — this target may depend on Courier and nothing else.
@@ -162,14 +170,14 @@ let package = Package(
         .testTarget(name: "CourierLoopbackServerTests", dependencies: ["CourierLoopbackServer", "CourierCompression", "CourierPosix",
                                                                    "CourierTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPool", "CourierPosix", "CourierTestSupport"],
+        .testTarget(name: "CourierConnectionTests", dependencies: ["Courier", "CourierCurlExitCodes", "CourierHTTP1", "CourierLoopbackServer", "CourierMultipart", "CourierPool", "CourierPosix", "CourierTestSupport"],
                     swiftSettings: strict),
         // Runs the built `courier` binary ($COURIER_BIN, else .build/debug/courier): usage errors,
         // --offline bytes, -w, and transfers against an in-process loopback server.
         .testTarget(name: "CourierCLITests", dependencies: ["CourierHTTP1", "CourierLoopbackServer", "CourierPosix", "CourierTestSupport"],
                     swiftSettings: strict),
         // Session: every task kind against the embedded loopback server.
-        .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCompression", "CourierCookies", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
+        .testTarget(name: "CourierSessionTests", dependencies: ["Courier", "CourierCurlExitCodes", "CourierCompression", "CourierCookies", "CourierLoopbackServer", "CourierTestSupport", "CourierPosix", "CourierURL"],
                     swiftSettings: strict),
         // The traits' tests (empty unless the trait is on): conversions, and calls through the
         // session against the loopback server; OpenAPI's through a generated client
@@ -179,16 +187,16 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
         ], swiftSettings: strict),
         .testTarget(name: "CourierOpenAPITests", dependencies: [
-            "Courier", "CourierOpenAPI", "CourierBytes", "CourierLoopbackServer", "CourierTLS",
+            "Courier", "CourierCurlExitCodes", "CourierOpenAPI", "CourierBytes", "CourierLoopbackServer", "CourierTLS",
             .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
         ], exclude: ["openapi.yaml", "openapi-generator-config.yaml"], swiftSettings: strict),
         // Session against httpbin started by scripts/httpbin/run; skipped (visibly) without it.
-        .testTarget(name: "CourierHTTPBinTests", dependencies: ["Courier", "CourierTestSupport"],
+        .testTarget(name: "CourierHTTPBinTests", dependencies: ["Courier", "CourierCurlExitCodes", "CourierTestSupport"],
                     swiftSettings: strict),
         // Against nginx, openssl s_server and scripted servers started by scripts/interop/run;
         // skipped (visibly) when run without them.
-        .testTarget(name: "CourierInteropTests", dependencies: ["Courier", "CourierBytes", "CourierHTTP1", "CourierMultipart", "CourierTestSupport", "CourierURL"],
+        .testTarget(name: "CourierInteropTests", dependencies: ["Courier", "CourierCurlExitCodes", "CourierBytes", "CourierHTTP1", "CourierMultipart", "CourierTestSupport", "CourierURL"],
                     swiftSettings: strict),
     ]
 )

@@ -14,6 +14,8 @@
 
 // Bytes: bodies, slices, streamed chunks.
 @_exported import struct CourierBytes.ByteBuffer
+// Errors: the shape every error's Code conforms to (`Code.all`, `init?(rawValue:)`).
+@_exported import protocol CourierBytes.ClosedErrorCode
 
 // URLs and parameters: base URLs, request targets, AFNetworking's parameter trees.
 @_exported import struct CourierURL.URI

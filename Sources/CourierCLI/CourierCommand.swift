@@ -26,6 +26,7 @@ enum CourierMain {
         }
         let global = groups[0].global
         for warning in global.configWarnings { StandardStreams.writeError(ConfigFile.wrappedWarning(warning + "\n")) }
+        for warning in global.traceWarnings { printError("Warning: " + warning) }
         if global.showsHelp {
             try? StandardStreams.writeOutput(TransferOptions.helpText)
             ProcessControl.exit(0)
@@ -46,7 +47,9 @@ enum CourierMain {
             try? StandardStreams.writeOutput(CourierCLIInfo.versionText)
             ProcessControl.exit(0)
         }
+        if global.traceTime && global.traceKind != nil { await TraceClock.prepare() }
         let code = await TransferRunner(groups: groups).run()
+        await global.trace?.finish()
         ProcessControl.exit(code)
     }
 }

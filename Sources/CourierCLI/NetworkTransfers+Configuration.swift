@@ -96,6 +96,7 @@ extension NetworkTransfers {
     static func configuration(options: TransferOptions, settings: TransferSettings, monitor: RedirectMonitor) throws(CLIError) -> SessionConfiguration {
         var c = SessionConfiguration()
         c.defaultHeaders = HTTPHeaders()  // the request carries every field (RequestBuilder)
+        c.wireTap = options.global.trace?.tap
         c.followsRedirects = options.location
         c.redirectLimit = settings.maxRedirects < 0 ? Int.max : settings.maxRedirects
         if let value = settings.connectTimeout { c.connectTimeout = value }

@@ -23,6 +23,7 @@
 // other hosts too; -e ";auto" sets Referer to the previous URL.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierJSON
@@ -148,13 +149,13 @@ final class NetworkTransfers: Sendable {
         let request = prepared.request
         let slot = progress?.begin()
         defer { slot?.end() }
-        let observed = ObservedEvents(verbose: options.global.verbose, silent: options.global.silent, progress: slot,
+        let observed = ObservedEvents(verbose: options.global.verbose, stamped: options.global.traceTime, silent: options.global.silent, progress: slot,
                                       responseStarted: responseStarted)
         defer { observed.responseEnded() }
         monitor.reset()
-        if options.global.verbose, let host = request.uri.host, host.unicodeDescription != host.description {
+        if let host = request.uri.host, host.unicodeDescription != host.description {
             // DNS, TLS, the Host field and cookies all use the ASCII form (docs/url.md).
-            StandardStreams.writeError("* International host name \(host.unicodeDescription) converted to \(host.text)\n")
+            options.global.information("* International host name \(host.unicodeDescription) converted to \(host.text)\n")
         }
         // -D and --etag-save files exist (emptied) before the transfer, as curl opens them.
         try await prepareSideFiles()
@@ -182,8 +183,8 @@ final class NetworkTransfers: Sendable {
             failure = CLIError(1, "Protocol \"\(scheme)\" not supported or disabled in libcurl")
         }
         if let failure { throw failure }
-        if options.global.verbose, let host = request.uri.host?.text {
-            StandardStreams.writeError("* Connection to host \(host) left intact\n")
+        if let host = request.uri.host?.text {
+            options.global.information("* Connection to host \(host) left intact\n")
         }
     }
 

@@ -45,14 +45,18 @@ final class ObservedEvents: Sendable {
 
     private let state = Mutex(State())
     private let verbose: Bool
+    /// -v lines carry --trace-time's stamp.
+    private let stamped: Bool
     private let silent: Bool
     /// Where the transfer's progress goes (the bar or the -Z meter), if anywhere.
     let progress: ProgressSlot?
     /// Called once: at the first response head, or when the transfer ends without one.
     private let responseStarted: Mutex<(@Sendable () -> Void)?>
 
-    init(verbose: Bool, silent: Bool = false, progress: ProgressSlot? = nil, responseStarted: (@Sendable () -> Void)? = nil) {
+    init(verbose: Bool, stamped: Bool = false, silent: Bool = false, progress: ProgressSlot? = nil,
+         responseStarted: (@Sendable () -> Void)? = nil) {
         self.verbose = verbose
+        self.stamped = stamped
         self.silent = silent
         self.progress = progress
         self.responseStarted = Mutex(responseStarted)
@@ -67,7 +71,10 @@ final class ObservedEvents: Sendable {
     var heads: [HTTPResponseHead] { state.withLock { $0.heads } }
 
     func observe(_ event: TaskEvent) {
-        if verbose { StandardStreams.writeError(Trace.text(for: event)) }
+        if verbose {
+            let text = Trace.text(for: event)
+            StandardStreams.writeError(stamped ? TraceClock.stamped(text) : text)
+        }
         if case .retry(_, let reason, let delay, let left) = event {
             // curl's warning (shown unless -s), seconds rounded down; curl counts this retry among
             // those "left" (it decrements after printing).
@@ -137,4 +144,16 @@ final class SharedPaths: Sendable {
 
     /// Adds `path`; whether it was new.
     func insert(_ path: String) -> Bool { paths.withLock { $0.insert(path).inserted } }
+}
+
+extension GlobalOptions {
+    /// Writes an information line ("* ...\n") where the trace goes: stderr with -v (stamped with
+    /// --trace-time), an "== Info: " record with --trace or --trace-ascii, nowhere otherwise.
+    func information(_ text: String) {
+        if let trace {
+            trace.info(text)
+        } else if verbose {
+            StandardStreams.writeError(traceTime ? TraceClock.stamped(text) : text)
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //
 // Groups (curl's -:/--next): the ordered argument list is cut at each `-:`; every group has its
 // own URLs and its own options, starting from the defaults, as in curl. A few options are global
-// (`globalKeys`: -s, -S, -v, -#, --no-progress-meter, --stderr, --fail-early, -Z, --parallel-max,
+// (`globalKeys`: -s, -S, -v, --trace, --trace-ascii, --trace-time, -#, --no-progress-meter, --stderr, --fail-early, -Z, --parallel-max,
 // --parallel-immediate, -h, -V): they apply to
 // the whole command line wherever they stand, the last one winning, as curl's global options do.
 //
@@ -36,7 +36,7 @@ enum TransferKey: Hashable, Sendable {
     case user, basic, digest, anyAuth, oauth2Bearer, disallowUsernameInURL, netrc, netrcFile, netrcOptional
     // Output
     case output, remoteName, remoteNameAll, remoteHeaderName, remoteTime, outputDir, createDirs, noClobber, removeOnError
-    case createFileMode, continueAt, include, head, dumpHeader, etagSave, etagCompare, verbose, writeOut
+    case createFileMode, continueAt, include, head, dumpHeader, etagSave, etagCompare, verbose, trace, traceASCII, traceTime, writeOut
     case silent, showError, progressBar, noProgressMeter, noBuffer, stderr
     case jsonResponse, sanitizeNulls, offline
     // Behaviour
@@ -78,7 +78,16 @@ struct GlobalOptions: Sendable {
     var showError = false
     var progressBar = false
     var noProgressMeter = false
+    /// -v: curl's "* ", "> ", "< " lines on stderr (the trace kind is plain).
     var verbose = false
+    /// The trace asked for: -v, --trace, --trace-ascii, the last one given (nil: none).
+    var traceKind: TraceKind?
+    /// --trace-time: a local time stamp before each trace record or -v line.
+    var traceTime = false
+    /// The --trace or --trace-ascii writer (one for the whole command line), when asked for.
+    var trace: WireTrace?
+    /// curl's "X overrides an earlier trace/verbose option" warnings; empty when -s came first.
+    var traceWarnings: [String] = []
     var stderrPath: String?
     var failEarly = false
     /// -Z: the URLs run at once (curl's parallel mode).
@@ -107,6 +116,7 @@ struct TransferOptions: Sendable {
 
     /// The options that apply to the whole command line (curl's global options).
     static let globalKeys: Set<TransferKey> = [.silent, .showError, .progressBar, .noProgressMeter, .verbose, .stderr, .failEarly,
+                                                .trace, .traceASCII, .traceTime,
                                                 .parallel, .parallelMax, .parallelImmediate,
                                                 .help, .version, .disable, .generateCompletion, .generateManPage]
 
@@ -268,6 +278,16 @@ struct TransferOptions: Sendable {
         let parsed = try ConfigFile.expand(try table.parse(arguments), table: table, warnings: &global.configWarnings,
                                             configKey: .config, silentKey: .silent)
         var groups: [[ParsedArgument<TransferKey>]] = [[]]
+        var tracePath: String?
+        // curl's tool_getparam.c: -v, --trace and --trace-ascii each replace an earlier one, with
+        // a warning when it was of another kind.
+        func setTrace(_ kind: TraceKind?, path: String?, spelling: String) {
+            if let kind, let earlier = global.traceKind, earlier != kind, !global.silent {
+                global.traceWarnings.append("\(spelling) overrides an earlier trace/verbose option")
+            }
+            global.traceKind = kind
+            tracePath = path
+        }
         for argument in parsed {
             if case .option(let option) = argument {
                 if option.key == .next {
@@ -280,7 +300,10 @@ struct TransferOptions: Sendable {
                     case .showError: global.showError = option.isOn
                     case .progressBar: global.progressBar = option.isOn
                     case .noProgressMeter: global.noProgressMeter = option.isOn
-                    case .verbose: global.verbose = option.isOn
+                    case .verbose: setTrace(option.isOn ? .plain : nil, path: nil, spelling: "-v, --verbose")
+                    case .trace: setTrace(.hex, path: option.value, spelling: "--trace")
+                    case .traceASCII: setTrace(.ascii, path: option.value, spelling: "--trace-ascii")
+                    case .traceTime: global.traceTime = option.isOn
                     case .stderr: global.stderrPath = option.value
                     case .failEarly: global.failEarly = option.isOn
                     case .parallel: global.parallel = option.isOn
@@ -296,6 +319,10 @@ struct TransferOptions: Sendable {
                 }
             }
             groups[groups.count - 1].append(argument)
+        }
+        global.verbose = global.traceKind == .plain
+        if let kind = global.traceKind, kind != .plain, let tracePath {
+            global.trace = WireTrace(path: tracePath, ascii: kind == .ascii, time: global.traceTime)
         }
         return groups.map { group in
             var options = TransferOptions(group)

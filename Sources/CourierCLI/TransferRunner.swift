@@ -9,6 +9,7 @@
 // (--stderr FILE sends them there).
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierCookies
 import CourierHTTP1

@@ -6,6 +6,8 @@
 // codes: unsupportedCoding, tooManyCodings, invalidData, truncated and ratioExceeded to 61
 // (CURLE_BAD_CONTENT_ENCODING), decodedSizeExceeded to 63 (CURLE_FILESIZE_EXCEEDED).
 
+import CourierBytes
+
 /// An error from decoding a response's content codings.
 ///
 /// Compare ``code`` against the static constants of ``ContentDecodingError/Code``; everything
@@ -13,22 +15,14 @@
 /// throws the same error.
 public struct ContentDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of error: a stable code, safe to match on and to log.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .unsupportedCoding, .tooManyCodings, .invalidData, .truncated, .decodedSizeExceeded,
             .ratioExceeded
         ]
@@ -49,9 +43,6 @@ public struct ContentDecodingError: Error, Sendable, Hashable, CustomStringConve
         /// Past `DecompressionLimits.ratioGraceSize`, the decoded bytes exceeded
         /// `DecompressionLimits.maximumRatio` times the encoded bytes consumed.
         public static let ratioExceeded = Code("ratioExceeded")
-
-        /// The stable name.
-        public var description: String { rawValue }
     }
 
     /// The kind of error.

@@ -85,27 +85,16 @@ public struct AuthenticationChallenge: Sendable, Hashable {
 /// A WWW-Authenticate value that is not `#challenge`.
 public struct AuthenticationChallengeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .expectedScheme, .invalidParameterValue, .unterminatedQuotedString, .expectedComma
         ]
 
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The name.
-        public var description: String { rawValue }
 
         /// A challenge does not start with a token (its auth-scheme).
         public static let expectedScheme = Code("expectedScheme")

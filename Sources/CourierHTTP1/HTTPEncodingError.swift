@@ -13,19 +13,11 @@ import CourierBytes
 /// Thrown before any byte is written: an encoder that throws leaves its output untouched.
 public struct HTTPEncodingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable identifier of the kind of mistake. Compare against the static constants.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// A short stable name, e.g. `"invalidFieldName"`.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .invalidMethod, .invalidRequestTarget, .invalidFieldName, .invalidFieldValue, .invalidHost,
             .conflictingFraming, .invalidStatus, .invalidReasonPhrase, .unsupportedVersion,
             .forbiddenTrailerField, .bodyLengthMismatch, .noRequestBody
@@ -63,9 +55,6 @@ public struct HTTPEncodingError: Error, Hashable, Sendable, CustomStringConverti
         public static let bodyLengthMismatch = Code("bodyLengthMismatch")
         /// Body bytes for a request that declared no body, or after its body ended.
         public static let noRequestBody = Code("noRequestBody")
-
-        /// The stable name.
-        public var description: String { rawValue }
     }
 
     /// What kind of mistake this is.

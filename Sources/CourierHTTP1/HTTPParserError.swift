@@ -9,23 +9,17 @@
 //
 // The code is API (a closed set of static constants, stable raw values); the message text is not.
 
+import CourierBytes
+
 /// A violation of HTTP/1.1 by the peer, or a configured limit exceeded, with the byte offset at
 /// which it was detected.
 public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong. A closed set of static constants; the raw value is stable.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code, such as `invalidStatusLine`.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .invalidStatusLine, .invalidRequestLine, .invalidRequestTarget, .unsupportedVersion,
             .invalidFieldName, .whitespaceBeforeColon, .invalidFieldValue, .obsoleteLineFolding,
             .bareLineFeed, .bareCarriageReturn, .headTooLarge, .tooManyFields,
@@ -39,9 +33,6 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
 
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The name, e.g. `invalidStatusLine`.
-        public var description: String { rawValue }
 
         // MARK: Start lines (RFC 9112 §3, §4)
 

@@ -15,27 +15,16 @@ public import HTTPTypes
 /// Why a value cannot be converted between Courier and swift-http-types.
 public struct HTTPTypesConversionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The stable codes.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .invalidFieldName, .invalidFieldValue, .invalidTarget, .unsupported, .invalidStatus
         ]
 
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The name.
-        public var description: String { rawValue }
 
         /// A field name is not an RFC 9110 token.
         public static let invalidFieldName = Code("invalidFieldName")

@@ -5,23 +5,17 @@
 // The parser and the streaming null sanitizer run the same scanner, so for any input they throw
 // the same code at the same offset.
 
+import CourierBytes
+
 /// A malformed or unacceptable JSON text: a stable `code` and the byte `offset` where it was found.
 public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The closed set of reasons a JSON text is rejected. Compare against the static constants;
     /// the raw value is stable and may be logged.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .emptyInput, .unexpectedEndOfInput, .unexpectedByte, .invalidLiteral, .invalidNumber,
             .controlCharacterInString, .invalidEscape, .invalidUnicodeEscape, .loneSurrogateEscape,
             .invalidUTF8, .trailingData, .depthLimitExceeded, .documentTooLarge
@@ -69,9 +63,6 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
         /// document's 29-bit tape payloads can address. Offset: that size. (`JSONParser` and
         /// `JSONNullSanitizer` have no such limit.)
         public static let documentTooLarge = Code("documentTooLarge")
-
-        /// The stable name.
-        public var description: String { rawValue }
     }
 
     /// Why the input was rejected.

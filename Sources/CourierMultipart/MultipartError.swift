@@ -10,25 +10,19 @@
 // real length differs from its declared one, a sink that failed) are thrown by the body stream and
 // make it fail for good until `restart()`.
 
+import CourierBytes
+
 /// An error from building a multipart form or producing its body.
 public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of error: a stable code, safe to match on and to log.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .invalidName, .invalidHeaderName, .invalidHeaderValue, .invalidFilePath, .invalidFileRange,
             .contentLengthOverflow, .notAFileURL, .fileNotReachable, .fileUnavailable, .fileSizeChanged, .fileIdentityChanged,
             .fileReadFailed, .streamEndedEarly, .streamTooLong, .streamFailed, .sinkFailed
@@ -77,9 +71,6 @@ public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible
         public static let streamFailed = Code("streamFailed")
         /// A sink refused bytes while a whole body was being written to it.
         public static let sinkFailed = Code("sinkFailed")
-
-        /// The stable name.
-        public var description: String { rawValue }
     }
 
     /// The kind of error.

@@ -4,25 +4,19 @@
 // the problem was found, and the part concerned. All of these are remote errors (the sender broke
 // RFC 2046 / RFC 7578) or limits the receiver set.
 
+import CourierBytes
+
 /// An error from parsing a multipart/form-data body.
 public struct MultipartParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of error: a stable code, safe to match on and to log.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .missingInitialBoundary, .preambleTooLong, .malformedDelimiter, .delimiterPaddingTooLong,
             .noParts, .tooManyParts, .headerBlockTooLarge, .tooManyHeaderFields, .malformedHeaderField,
             .obsoleteLineFolding, .invalidUTF8, .missingContentDisposition, .duplicateContentDisposition,
@@ -72,9 +66,6 @@ public struct MultipartParseError: Error, Sendable, Hashable, CustomStringConver
         public static let duplicateParameter = Code("duplicateParameter")
         /// The input ended before the close delimiter.
         public static let truncated = Code("truncated")
-
-        /// The stable name.
-        public var description: String { rawValue }
     }
 
     /// The kind of error.

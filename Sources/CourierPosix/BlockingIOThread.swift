@@ -49,6 +49,11 @@ public final class BlockingIOThread: Sendable {
         return try result.get()
     }
 
+    /// Queues `job` on the worker thread without waiting for it (in FIFO order with every other
+    /// job), for callers that may neither block nor suspend, such as an event-loop callback.
+    /// - Parameter job: blocking work.
+    package func submit(_ job: @escaping @Sendable () -> Void) { enqueue(job) }
+
     /// Queues a job for this thread, or for the shared thread once this one has ended (so no
     /// caller is left suspended on a thread that will never run its job).
     private func enqueue(_ job: @escaping @Sendable () -> Void) {

@@ -12,6 +12,8 @@
 // The connector lives on the loop thread (it is driven by I/O handlers and timers there) and
 // reaches async callers through `EventLoop.submit(deferred:)`.
 
+import CourierBytes
+
 /// How `EventLoop.connect(to:configuration:)` races its attempts.
 public struct ConnectConfiguration: Sendable {
     /// The wait before starting the next attempt while earlier ones are pending (RFC 8305 §5
@@ -40,27 +42,16 @@ public struct ConnectConfiguration: Sendable {
 /// Every connection attempt failed, or the deadline passed first.
 public struct ConnectError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, for mapping to exit codes (curl: 7 cannot connect, 28 timeout).
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .connectionRefused, .timedOut, .unreachable, .noAddresses, .failed, .localBindFailed
         ]
 
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The name.
-        public var description: String { rawValue }
 
         /// Every attempt was refused (ECONNREFUSED: nothing listens there).
         public static let connectionRefused = Code("connectionRefused")

@@ -23,30 +23,21 @@
 //   attribute and message types are skipped (the kernel adds attributes over time).
 // - The attribute type is masked with NLA_TYPE_MASK (the nested and byte-order flag bits cleared).
 
+import CourierBytes
+
 /// Why a netlink datagram could not be parsed.
 public struct NetlinkParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable reason.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .badMessageLength, .shortPayload, .badAttributeLength, .badAttribute
         ]
 
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The name.
-        public var description: String { rawValue }
 
         /// A message header's length is below 16 bytes or runs past the datagram.
         public static let badMessageLength = Code("badMessageLength")

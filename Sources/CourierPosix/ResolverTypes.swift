@@ -1,10 +1,12 @@
 // The resolver's value types: its typed error (EAI_* codes), curl-style --resolve overrides and
 // the TTL cache. The cache is a plain struct with time passed in, so it is tested without a clock.
 
+import CourierBytes
+
 /// A name could not be resolved.
 public struct ResolutionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why a name was not resolved: a getaddrinfo EAI_* code, or one of Courier's own.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code, such as `noName`.
         public let rawValue: String
         /// The C value getaddrinfo returned (negative on glibc), 0 for Courier's own codes but
@@ -13,16 +15,8 @@ public struct ResolutionError: Error, Hashable, Sendable, CustomStringConvertibl
         /// The C name, "EAI_NONAME", or Courier's words for its own codes.
         public let name: String
 
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .badFlags, .noName, .tryAgain, .fail, .noData, .family, .socketType, .service, .addressFamily, .memory, .system, .overflow, .shutDown, .cancelled, .unknown
         ]
 

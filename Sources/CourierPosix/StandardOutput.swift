@@ -39,6 +39,15 @@ package enum StandardOutput {
         try await write(ByteBuffer(string: text))
     }
 
+    /// Queues `job` on the standard output thread without waiting (in order with every write
+    /// made through this type, also on a device that never blocks), for callers that may neither
+    /// block nor suspend: the CLI's trace, called on the event loop.
+    /// - Parameter job: writing work.
+    package static func submit(_ job: @escaping @Sendable () -> Void) { thread.submit(job) }
+
+    /// Waits until every job submitted so far has run.
+    package static func drainSubmitted() async { await thread.run { () -> Void in } }
+
     /// Runs `body`, which writes with `StandardStreams.writeOutput` (a sequence of writes made by
     /// synchronous code, such as a serializer's callback), on the standard output thread, in
     /// order with every other write.

@@ -488,6 +488,23 @@ enum Sys {
         return Int64(ts.tv_sec)
     }
 
+    /// CLOCK_REALTIME as seconds and microseconds since the Unix epoch.
+    static func realtimeMicroseconds() -> (seconds: Int64, microseconds: Int64) {
+        var ts = timespec()
+        let r = clock_gettime(CLOCK_REALTIME, &ts)
+        precondition(r == 0, "clock_gettime(CLOCK_REALTIME) failed")
+        return (Int64(ts.tv_sec), Int64(ts.tv_nsec) / 1000)
+    }
+
+    /// The local hour, minute and second of `seconds` since the epoch (localtime_r: TZ or
+    /// /etc/localtime, read by the C library on its first use).
+    static func localTimeOfDay(_ seconds: Int64) -> (hour: Int, minute: Int, second: Int) {
+        var t = time_t(seconds)
+        var parts = tm()
+        guard localtime_r(&t, &parts) != nil else { return (0, 0, 0) }
+        return (Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+    }
+
     static func monotonicNanoseconds() -> Int64 {
         var ts = timespec()
         let r = clock_gettime(CLOCK_MONOTONIC, &ts)

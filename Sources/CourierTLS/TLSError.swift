@@ -6,37 +6,28 @@
 // (expired, not yet valid, wrong host, untrusted issuer, protocol version) each have a code of
 // their own, so the client can map them to curl's exit codes (35, 60, 90, 56) without string work.
 
+import CourierBytes
+
 /// An error from the TLS engine, its configuration, or trust evaluation.
 ///
 /// Compare ``code`` against the static constants of ``TLSError/Code``; everything else is context
 /// for people and logs.
 public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The stable identity of a TLS failure.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The code's stable name.
         public let rawValue: String
-
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
 
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .handshakeFailed, .protocolVersion, .alertReceived, .clientCertificateRequired, .protocolError,
             .closedWithoutCloseNotify, .unexpectedEOF, .certificateExpired, .certificateNotYetValid,
             .hostnameMismatch, .untrustedIssuer, .certificateRejected, .pinningFailed, .insecurePolicy,
             .invalidCertificate, .invalidKey, .invalidPin, .invalidConfiguration, .internalError
         ]
-
-        /// The stable name.
-        public var description: String { rawValue }
 
         // Handshake and protocol.
 

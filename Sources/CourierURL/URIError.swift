@@ -3,23 +3,17 @@
 // Each error is a struct with a stable `code` (a closed set of static constants; the message text
 // is not API) and the byte offset in the input at which the problem was found.
 
+import CourierBytes
+
 /// Why a string is not an acceptable URI reference (RFC 3986 §4.1), or not an acceptable `http`
 /// or `https` URI (RFC 9110 §4.2).
 public struct URIError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of problem. Compare against the static constants; new codes may be added.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code, for logs and metrics.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .invalidCharacter, .malformedPercentEncoding, .invalidScheme, .invalidPort, .missingHost,
             .invalidIPv4Address, .invalidIPv6Address, .unsupportedIPvFuture, .unsupportedIPv6Zone,
             .tooLong, .inconsistentComponents, .unsupportedScheme, .invalidHostName
@@ -27,9 +21,6 @@ public struct URIError: Error, Hashable, Sendable, CustomStringConvertible {
 
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The name of the code.
-        public var description: String { rawValue }
 
         /// A byte that no component may hold at that position: SP, a control character, a
         /// non-ASCII byte, or a delimiter outside the component that allows it (RFC 3986 §2, §3).
@@ -96,27 +87,16 @@ public struct URIError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Why percent-encoded text cannot be decoded.
 public struct PercentDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of problem. Compare against the static constants; new codes may be added.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The stable name of the code, for logs and metrics.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .malformedPercentEncoding, .invalidUTF8
         ]
 
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The name of the code.
-        public var description: String { rawValue }
 
         /// A `%` not followed by two hex digits (RFC 3986 §2.1). Courier never guesses: it does
         /// not pass the `%` through as browsers do.

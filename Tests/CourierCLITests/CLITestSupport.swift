@@ -2,6 +2,7 @@
 // The binary is $COURIER_BIN when set (scripts/test passes `swift build --show-bin-path`/courier),
 // else .build/debug/courier under the package root found from this file's path.
 
+import CourierTestSupport
 import Glibc
 import Testing
 
@@ -125,29 +126,12 @@ func runProgram(_ argv: [String]) -> Int32 {
 
 /// Starts a program with stdin from /dev/null and stdout to `stdoutPath`; stderr is inherited.
 func spawnProgram(_ argv: [String], stdoutPath: String) -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    var cEnv: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin:/usr/sbin:/sbin"), nil]
-    defer {
-        for p in cArgs { free(p) }
-        for p in cEnv { free(p) }
-    }
-    var pid = pid_t()
-    let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
-    precondition(spawned == 0, "posix_spawn \(argv[0]) failed: \(spawned)")
-    return pid
+    ChildProcess.spawn(argv, stdout: .path(stdoutPath, O_WRONLY | O_CREAT | O_TRUNC), stderr: .descriptor(2),
+                       environment: ["PATH=/usr/bin:/bin:/usr/sbin:/sbin"])
 }
 
 /// Waits for a child; its exit status, or 128 + N when signal N ended it.
-func waitForExit(_ pid: pid_t) -> Int32 {
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-}
+func waitForExit(_ pid: pid_t) -> Int32 { ChildProcess.wait(pid) }
 
 /// The command line that runs the binary as `user` with `umask`: setpriv to drop to nobody, and
 /// a shell for the umask (exec'd away, so the binary is the spawned process's final image).
@@ -171,30 +155,15 @@ func courier(_ arguments: [String], stdin: [UInt8] = [], environment: [String: S
     let scratch = makeScratchDirectory()
     let inPath = scratch + "/stdin", outPath = scratch + "/stdout", errPath = scratch + "/stderr"
     writeFile(inPath, stdin)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-
     var env = ["PATH=/usr/bin:/bin"]
     for (name, value) in environment { env.append("\(name)=\(value)") }
-    let argv = commandLine(arguments, as: user, umask: umask)
-    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    var cEnv: [UnsafeMutablePointer<CChar>?] = env.map { strdup($0) } + [nil]
-    defer {
-        for p in cArgs { free(p) }
-        for p in cEnv { free(p) }
-    }
-    var pid = pid_t()
-    let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
-    precondition(spawned == 0, "posix_spawn \(argv[0]) failed: \(spawned)")
+    let pid = ChildProcess.spawn(commandLine(arguments, as: user, umask: umask), stdin: .path(inPath, O_RDONLY),
+                                 stdout: .path(outPath, O_WRONLY | O_CREAT | O_TRUNC),
+                                 stderr: .path(errPath, O_WRONLY | O_CREAT | O_TRUNC), environment: env)
     var status: Int32 = 0
     var usage = rusage()
     while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
-    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    let run = CourierRun(status: exitStatus, stdout: readFile(outPath) ?? [],
+    let run = CourierRun(status: ChildProcess.exitStatus(status), stdout: readFile(outPath) ?? [],
                          stderr: String(decoding: readFile(errPath) ?? [], as: UTF8.self), peakResidentKiB: Int(usage.ru_maxrss))
     for path in [inPath, outPath, errPath] { unlink(path) }
     rmdir(scratch)
@@ -211,47 +180,15 @@ func crlfText(_ text: String) -> [UInt8] {
     return out
 }
 
-/// Where a child's standard stream goes.
-enum Redirect {
-    /// A file opened with these flags.
-    case path(String, CInt)
-    /// One of the test process's descriptors (dup2'd into place).
-    case descriptor(CInt)
-}
+/// Where a child's standard stream goes (CourierTestSupport's ChildProcess).
+typealias Redirect = ChildProcess.Redirect
 
 /// Starts a program with every signal at its default action and none blocked (whatever the test
-/// runner ignores or blocks), its streams redirected as asked.
+/// runner ignores or blocks), its streams redirected as asked, and none of this process's other
+/// descriptors (ChildProcess).
 func startProcess(_ argv: [String], stdin: Redirect = .path("/dev/null", O_RDONLY),
                   stdout: Redirect, stderr: Redirect, environment: [String] = ["PATH=/usr/bin:/bin"]) -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    for (fd, redirect) in [(CInt(0), stdin), (1, stdout), (2, stderr)] {
-        switch redirect {
-        case .path(let path, let flags): posix_spawn_file_actions_addopen(&actions, fd, path, flags, 0o644)
-        case .descriptor(let source): posix_spawn_file_actions_adddup2(&actions, source, fd)
-        }
-    }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var all = sigset_t()
-    sigfillset(&all)
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    var cEnv: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-    defer {
-        for p in cArgs { free(p) }
-        for p in cEnv { free(p) }
-    }
-    var pid = pid_t()
-    let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, &cEnv)
-    precondition(spawned == 0, "posix_spawn \(argv[0]) failed: \(spawned)")
-    return pid
+    ChildProcess.spawn(argv, stdin: stdin, stdout: stdout, stderr: stderr, environment: environment)
 }
 
 /// A pipe whose ends are close-on-exec in this process (a child gets an end only through dup2).

@@ -5,6 +5,7 @@
 
 import CourierHTTP1
 import CourierLoopbackServer
+import CourierTestSupport
 import Glibc
 import Synchronization
 import Testing

@@ -4,6 +4,7 @@
 // it; a server that resets or closes while we send is 55 (send failure).
 
 import CourierLoopbackServer
+import CourierTestSupport
 import Glibc
 import Synchronization
 import Testing

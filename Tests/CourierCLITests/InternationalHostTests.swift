@@ -5,24 +5,15 @@
 // host as it is looked up: in its ASCII form.
 
 import CourierLoopbackServer
+import CourierTestSupport
 import Glibc
 import Testing
 
 /// Runs `/usr/bin/openssl` with `arguments`, output discarded; its exit status.
 private func openssl(_ arguments: [String]) -> Int32 {
-    let argv = ["/usr/bin/openssl"] + arguments
-    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    defer { for p in cArgs { free(p) } }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var pid = pid_t()
-    guard posix_spawn(&pid, "/usr/bin/openssl", &actions, nil, &cArgs, environ) == 0 else { return -1 }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    return (status >> 8) & 0xFF
+    let pid = ChildProcess.spawn(["/usr/bin/openssl"] + arguments, stdout: .path("/dev/null", O_WRONLY),
+                                 stderr: .path("/dev/null", O_WRONLY), environment: nil)
+    return ChildProcess.wait(pid)
 }
 
 extension CLITests {

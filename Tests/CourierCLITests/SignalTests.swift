@@ -6,6 +6,7 @@
 // curl's line (nothing with -s), the next URL still attempted.
 
 import CourierLoopbackServer
+import CourierTestSupport
 import Glibc
 import Synchronization
 import Testing

@@ -5,6 +5,7 @@
 // wrote), which reports in each response body what it saw of the request and of the client's
 // socket: the kernel's own view of the keep-alive timer (/proc/net/tcp) and the client's port.
 
+import CourierTestSupport
 import Glibc
 import Testing
 

@@ -1,6 +1,7 @@
 // Timeouts, hostile servers, TLS failures, cancellation and descriptor leaks.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer

@@ -26,6 +26,14 @@ private func roundTrips<C: RawRepresentable & Equatable>(_ codes: [C]) -> Bool w
         && C(rawValue: "") == nil
 }
 
+/// `C.all` holds at least `count` codes with distinct names, each given back by its name, none by
+/// another name, and (unless the type describes a code by more than its name) described by its name.
+private func wholeSet<C: ClosedErrorCode>(_ type: C.Type, atLeast count: Int, describedByName: Bool = true) -> Bool {
+    C.all.count >= count && Set(C.all.map(\.rawValue)).count == C.all.count
+        && C.all.allSatisfy { C(rawValue: $0.rawValue) == $0 && (!describedByName || $0.description == $0.rawValue) }
+        && C(rawValue: "notACode") == nil
+}
+
 extension ErrorShapeTests {
     @Test("every public error code in the one shape: names round-trip, the set is closed")
     func everyCodeRoundTrips() {
@@ -43,6 +51,34 @@ extension ErrorShapeTests {
         #expect(roundTrips([XMLError.Code.mismatchedTag]))
         #expect(roundTrips([PropertyListError.Code.cycle]))
         #expect(roundTrips([ImageSniffError.Code.truncated]))
+    }
+
+    @Test("every code type lists its whole set in `all`: distinct names, each one's name gives it back")
+    func wholeSets() {
+        #expect(wholeSet(SessionError.Code.self, atLeast: 25))
+        #expect(wholeSet(ConnectionError.Code.self, atLeast: 17))
+        #expect(wholeSet(TLSError.Code.self, atLeast: 19))
+        #expect(wholeSet(MultipartError.Code.self, atLeast: 16))
+        #expect(wholeSet(ContentDecodingError.Code.self, atLeast: 6))
+        #expect(wholeSet(HTTPParserError.Code.self, atLeast: 30))
+        #expect(wholeSet(HTTPEncodingError.Code.self, atLeast: 12))
+        #expect(wholeSet(AuthenticationChallengeError.Code.self, atLeast: 4))
+        #expect(wholeSet(URIError.Code.self, atLeast: 13))
+        #expect(wholeSet(JSONError.Code.self, atLeast: 13))
+        #expect(wholeSet(ResolutionError.Code.self, atLeast: 15, describedByName: false))
+        #expect(wholeSet(ConnectError.Code.self, atLeast: 6))
+        #expect(wholeSet(HTTPClientError.Code.self, atLeast: 2))
+        #expect(wholeSet(ResponseSerializationError.Code.self, atLeast: 10, describedByName: false))
+        #expect(wholeSet(RequestSerializationError.Code.self, atLeast: 9))
+        #expect(wholeSet(ResourceDownloaderError.Code.self, atLeast: 3, describedByName: false))
+        #expect(wholeSet(XMLError.Code.self, atLeast: 18))
+        #expect(wholeSet(PropertyListError.Code.self, atLeast: 7))
+        #expect(wholeSet(ImageSniffError.Code.self, atLeast: 3))
+        // The description of a code is its name, but where the type says more (the C name of a
+        // resolver error, AFNetworking's number).
+        #expect(ResolutionError.Code.noName.description == "EAI_NONAME")
+        #expect(ResponseSerializationError.Code.invalidJSON.description.hasPrefix("invalidJSON"))
+        #expect(ResourceDownloaderError.Code.cancelled.description == "cancelled (-999)")
     }
 
     @Test("codes with AFNetworking's number keep it beside the name")

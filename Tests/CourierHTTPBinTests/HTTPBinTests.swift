@@ -2,6 +2,7 @@
 // the redirect routes and rules, status codes, streaming, compression and delays.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierJSON

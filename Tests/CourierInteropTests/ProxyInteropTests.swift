@@ -3,6 +3,7 @@
 // a proxy refusing CONNECT, NO_PROXY, and a body cut short inside a tunnel.
 import Testing
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierURL

@@ -1,6 +1,7 @@
 // A Python server scripted to misbehave (scripts/interop/scripted_server.py).
 import Testing
 import Courier
+import CourierCurlExitCodes
 
 @Suite(.enabled(if: Interop.isAvailable, "needs scripts/interop/run"), .serialized, .timeLimit(.minutes(2)))
 struct ScriptedInteropTests {

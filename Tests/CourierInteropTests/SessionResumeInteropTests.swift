@@ -2,6 +2,7 @@
 // §14): a matching strong ETag gets a 206 that is appended, a stale one a 200 that restarts the
 // file, a range past the end a 416 that leaves the partial file as it was.
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierURL

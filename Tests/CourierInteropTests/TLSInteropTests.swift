@@ -2,6 +2,7 @@
 // with HTTP/1.0 and a close-delimited body, ended by close_notify.
 import Testing
 import Courier
+import CourierCurlExitCodes
 import CourierTLS
 
 @Suite(.enabled(if: Interop.isAvailable, "needs scripts/interop/run"), .serialized, .timeLimit(.minutes(2)))

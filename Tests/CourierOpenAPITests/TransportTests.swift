@@ -6,6 +6,7 @@
 
 #if OpenAPI
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierLoopbackServer
 import CourierOpenAPI

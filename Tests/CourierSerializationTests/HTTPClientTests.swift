@@ -1,4 +1,5 @@
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierTLS

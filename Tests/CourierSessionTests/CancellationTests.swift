@@ -2,6 +2,7 @@
 // suspend/resume in the middle of a body.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer

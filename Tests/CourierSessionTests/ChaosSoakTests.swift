@@ -10,6 +10,7 @@
 // it runs in a quiet child process, where nothing else opens descriptors or threads.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierLoopbackServer
 import CourierTestSupport

@@ -2,6 +2,7 @@
 // unasked, a corrupt body and a bomb ending in typed errors (curl 61 / 63) with bounded memory.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierCompression
 import CourierLoopbackServer

@@ -3,6 +3,7 @@
 // what the server really received.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierJSON

@@ -3,7 +3,9 @@
 // one gets `downloadFileMode` less the umask, and what cannot be done is a typed error naming why.
 
 import Courier
+import CourierCurlExitCodes
 import CourierLoopbackServer
+import CourierTestSupport
 import Glibc
 import Testing
 
@@ -15,16 +17,8 @@ private func fileMode(_ path: String, followingLinks: Bool = true) -> mode_t? {
 
 /// `sh -c 'sleep DELAY; exec cat FIFO' > OUTPUT`, as a child process (a reader nobody here wrote).
 private func startReader(_ fifo: String, output: String, delay: String) -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    let argv = ["/bin/sh", "-c", "sleep \(delay); exec cat \"$0\"", fifo]
-    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    defer { for p in cArgs { free(p) } }
-    var pid = pid_t()
-    precondition(posix_spawn(&pid, "/bin/sh", &actions, nil, &cArgs, environ) == 0)
-    return pid
+    ChildProcess.spawn(["/bin/sh", "-c", "sleep \(delay); exec cat \"$0\"", fifo],
+                       stdout: .path(output, O_WRONLY | O_CREAT | O_TRUNC), stderr: .descriptor(2), environment: nil)
 }
 
 /// The process's umask (read by setting it and putting it back).
@@ -32,11 +26,6 @@ private func umaskNow() -> mode_t {
     let mask = umask(0o022)
     umask(mask)
     return mask
-}
-
-private func waitFor(_ pid: pid_t) {
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
 }
 
 extension SessionTests {
@@ -55,7 +44,7 @@ extension SessionTests {
                 // The reader comes 0.3 s after the head: the task waits for it without a thread.
                 let reader = startReader(fifo, output: out + "/read", delay: "0.3")
                 let result = await session.downloadTask(with: server.request("/bytes/300000")) { _, _ in fifo }.response
-                waitFor(reader)
+                _ = ChildProcess.wait(reader)
                 #expect(result.result.successValue == fifo)
                 #expect(readFile(out + "/read") == pattern(300000))
                 #expect(fileMode(fifo, followingLinks: false).map { $0 & S_IFMT } == S_IFIFO)

@@ -3,6 +3,7 @@
 // file with resume data when the server named a validator).
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer

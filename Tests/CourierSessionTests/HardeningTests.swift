@@ -4,6 +4,7 @@
 // partial download complete.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer

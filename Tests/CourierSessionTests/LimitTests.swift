@@ -3,6 +3,7 @@
 // challenge.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierJSON

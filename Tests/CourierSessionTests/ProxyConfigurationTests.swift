@@ -2,6 +2,7 @@
 // as curl reads it, NO_PROXY applied to explicit and environment proxies alike.
 
 import Courier
+import CourierCurlExitCodes
 import CourierURL
 import Testing
 

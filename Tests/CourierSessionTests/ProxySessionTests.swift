@@ -6,6 +6,7 @@
 // wrote, are in the interop suite (tinyproxy).
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierLoopbackServer

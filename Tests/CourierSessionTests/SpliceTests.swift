@@ -3,6 +3,7 @@
 // stall or a cancellation end the task as they do without splicing.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierLoopbackServer
 import CourierTestSupport

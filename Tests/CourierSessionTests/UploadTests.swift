@@ -2,6 +2,7 @@
 // with a file part), checked by the server's byte count or echo, and progress both ways.
 
 import Courier
+import CourierCurlExitCodes
 import CourierBytes
 import CourierHTTP1
 import CourierJSON

@@ -263,7 +263,7 @@ private final class SServer {
         }
         guard let found else {
             kill(pid, SIGKILL)
-            _ = waitStatus(pid)
+            _ = ChildProcess.wait(pid)
             throw PolicyTableFailure("openssl s_server for \(leaf) did not start: \(String(decoding: readWholeFile(log), as: UTF8.self))")
         }
         port = found
@@ -271,7 +271,7 @@ private final class SServer {
 
     func stop() {
         kill(pid, SIGKILL)
-        _ = waitStatus(pid)
+        _ = ChildProcess.wait(pid)
     }
 }
 
@@ -328,55 +328,15 @@ private struct PolicyTableFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Starts `argv` through bash (dash cannot name descriptors above 9), which first closes every
-/// descriptor above 2: nothing of this process (a build lock, a pipe) is inherited, so even a
-/// server left behind by a crashed test holds none of them. (glibc 2.36 has
-/// posix_spawn_file_actions_addclosefrom_np, but Swift's Glibc module does not export it.)
+/// Starts `argv` with standard output and error into `output` (ChildProcess: nothing of this
+/// process, such as a build lock or a pipe, is inherited, so even a server left behind by a
+/// crashed test holds none of it).
 private func spawnProcess(_ argv: [String], output: String) -> pid_t {
-    let closing = #"for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@""#
-    return spawnDirectly(["/bin/bash", "-c", closing, "bash"] + argv, output: output)
-}
-
-private func spawnDirectly(_ argv: [String], output: String) -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    // Every signal at its default action and none blocked, whatever the test runner blocks or
-    // ignores: a server that inherited a blocked SIGTERM would not stop when asked.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var all = sigset_t()
-    sigfillset(&all)
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-    var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    let path: [String] = ["PATH=/usr/bin:/bin"]
-    var environment: [UnsafeMutablePointer<CChar>?] = path.map { strdup($0) } + [nil]
-    defer {
-        for pointer in arguments { free(pointer) }
-        for pointer in environment { free(pointer) }
-    }
-    var pid = pid_t()
-    let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, &arguments, &environment)
-    precondition(spawned == 0, "posix_spawn \(argv[0]) failed: \(spawned)")
-    return pid
+    ChildProcess.spawn(argv, stdout: .path(output, O_WRONLY | O_CREAT | O_TRUNC), stderr: .standardOutput)
 }
 
 private func runProcess(_ argv: [String], output: String) -> Int32 {
-    waitStatus(spawnProcess(argv, output: output))
-}
-
-private func waitStatus(_ pid: pid_t) -> Int32 {
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    ChildProcess.wait(spawnProcess(argv, output: output))
 }
 
 private func readWholeFile(_ path: String) -> [UInt8] {

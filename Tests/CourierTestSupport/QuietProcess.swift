@@ -49,33 +49,14 @@ public enum QuietProcess {
         let logPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(logPath) }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fd, 1)
-        posix_spawn_file_actions_adddup2(&actions, fd, 2)
-
         let executable = selfExecutable()
         let arguments = [executable, "--testing-library", "swift-testing", "--filter", filter]
-        var environment: [String] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            environment.append(String(cString: pointer))
-            entry += 1
-        }
+        var environment = ChildProcess.inheritedEnvironment()
         environment.append("\(environmentKey)=1")
         for (name, value) in extra.sorted(by: { $0.key < $1.key }) { environment.append("\(name)=\(value)") }
-        var cArguments = arguments.map { strdup($0) } + [nil]
-        var cEnvironment = environment.map { strdup($0) } + [nil]
-        defer {
-            for pointer in cArguments { free(pointer) }
-            for pointer in cEnvironment { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
+        let spawned = ChildProcess.trySpawn(arguments, stdout: .descriptor(fd), stderr: .descriptor(fd), environment: environment)
         close(fd)
-        guard spawned == 0 else { return Outcome(status: nil, output: "posix_spawn \(executable) failed: \(spawned)") }
+        guard case .success(let pid) = spawned else { return Outcome(status: nil, output: "\(executable) did not start: \(spawned)") }
 
         let deadline = ContinuousClock.now + limit
         var status: Int32 = 0

@@ -690,3 +690,13 @@ case("-Z --remote-name-all with a glob", ["-s", "-Z", "--remote-name-all", "{u}/
 case("-Z with -: groups", ["-s", "-Z", "-o", "a.txt", "{u}/s?body=a", "-:", "-H", "X-G: 2", "-o", "b.txt", "{u}/s?body=b"],
      unordered=True)
 case("-Z -d: uploads in parallel", ["-s", "-Z", "-d", "x=1", "-o", "a.txt", "{u}/echo", "-o", "b.txt", "{u}/echo?two"], unordered=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 14 §4: --trace (the file is compared as its records and their bytes: differential.py
+# canonical_trace drops the Info records and joins the data records each tool cuts its own way)
+
+case("--trace: a POST's head, its data and the reply's lines", ["-s", "--trace", "t.trace", "-d", "a=b", "{u}/s?body=hello"])
+case("--trace: chunk-size lines in Recv data", ["-s", "--trace", "t.trace", "{u}/s?chunked=1&body=0123456789abcdefghij"])
+case("--trace: a redirect followed on the same connection", ["-s", "-L", "--trace", "t.trace", "{u}/redirect/302?to=/s%3Fbody%3Dthere"])
+case("--trace over https: the plaintext (curl's SSL data records set aside)", ["-s", "--cacert", "{ca}", "--trace", "t.trace", "{tu}/s?body=secret"])

@@ -221,8 +221,36 @@ class Runner:
         return out
 
     def normalise_files(self, files):
-        return {k: (v[0], self.normalise_bytes(v[1])) + tuple(v[2:]) if v[0] not in ("dir", "link") else v
+        return {k: (v[0], self.canonical_trace(v[1]) if k.endswith(".trace") else self.normalise_bytes(v[1])) + tuple(v[2:])
+                if v[0] not in ("dir", "link") else v
                 for k, v in files.items()}
+
+    def canonical_trace(self, data):
+        """A --trace file (a name ending in .trace) as its records' titles and bytes, the bytes read
+        back from the hex columns: `== Info:` records are dropped (their words differ between the
+        tools), and so are curl's `SSL data` records (a documented difference), consecutive Send data or Recv data records are joined (each tool cuts its reads
+        and writes its own way), and each record's count is checked against its bytes."""
+        records = []
+        for line in data.decode("latin-1").split("\n"):
+            if line.startswith("== Info: "):
+                records.append(["info", None, b""])
+            elif line.startswith("=> ") or line.startswith("<= "):
+                title, _, count = line.partition(", ")
+                records.append([title, int(count.split(" ")[0]), b""])
+            elif records and re.match(r"[0-9a-f]{4}: ", line):
+                records[-1][2] += bytes(int(x, 16) for x in line[6:54].split())
+        out = []
+        for title, count, body in records:
+            # curl's records of TLS handshake messages (courier traces no TLS records: docs/cli.md).
+            if title in ("info", "=> Send SSL data", "<= Recv SSL data"):
+                continue
+            if count != len(body):
+                title += f" (says {count} bytes, dumps {len(body)})"
+            if out and title in ("=> Send data", "<= Recv data") and out[-1][0] == title:
+                out[-1][1] += body
+            else:
+                out.append([title, body])
+        return b"".join(t.encode() + b"\n" + self.normalise_bytes(b).hex().encode() + b"\n" for t, b in out)
 
 
 class TLSFront:

@@ -3,6 +3,7 @@
 // HTTPParserError, HTTPEncodingError, Errno). After any ConnectionError except `invalidRequest` and
 // `notReusable` (local misuse that sent nothing) the connection is closed and never reused.
 
+import CourierBytes
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
@@ -10,29 +11,18 @@ import CourierTLS
 /// Why an `HTTP1Connection` operation failed.
 public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     /// A stable error code. Compare codes, never messages.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The code's name.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .connectTimeout, .localBindFailed, .transferTooSlow, .tlsHandshakeTimeout, .idleTimeout,
             .totalTimeout, .connectFailed, .tlsFailed, .protocolError, .remoteClosed, .bodyTruncated,
             .cancelled, .invalidRequest, .notReusable, .earlyResponse, .proxyTunnelFailed, .bodyTooLarge
         ]
-
-        /// The code's name.
-        public var description: String { rawValue }
 
         /// The TCP connection was not established within `connectTimeout` (curl exit 28).
         public static let connectTimeout = Code("connectTimeout")
@@ -143,8 +133,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     /// failure was not during an exchange): the pool retries an idempotent request only when
     /// none had.
     var sawResponseBytes: Bool?
-    /// Whether the failure was a write (curl's 55, send failure) rather than a read (56).
-    var whileSending = false
+    /// Whether the failure was a write (curl's 55, send failure) rather than a read (56):
+    /// `package` for CourierCurlExitCodes, which tells the two apart.
+    package var whileSending = false
 
     /// The parts most errors leave unset, out of line (as `SessionError` keeps its own): every
     /// `throws(ConnectionError)` call of an async function reserves room for the error in the
@@ -197,31 +188,6 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
-    }
-
-    /// The curl exit code closest to this error (design §9), for the command-line tool:
-    /// `package`, so the tool's vocabulary is no part of the library's API (issue 15 §4).
-    package var curlExitCode: Int {
-        switch code {
-        case .connectTimeout, .tlsHandshakeTimeout, .idleTimeout, .totalTimeout, .transferTooSlow: return 28
-        case .connectFailed: return resolutionError != nil ? (proxy != nil ? 5 : 6) : 7
-        case .localBindFailed: return 45
-        case .proxyTunnelFailed: return 56
-        case .tlsFailed:
-            guard let tlsError else { return 35 }
-            if tlsError.code == .pinningFailed { return 90 }
-            if tlsError.isCertificateVerificationFailure { return 60 }
-            if tlsError.code == .closedWithoutCloseNotify || tlsError.code == .protocolError { return 56 }
-            return 35
-        case .protocolError: return 8
-        case .remoteClosed: return parserError?.code == .emptyResponse ? 52 : (whileSending ? 55 : 56)
-        case .earlyResponse: return 55
-        case .bodyTruncated: return 18
-        case .bodyTooLarge: return 63
-        case .cancelled: return 42
-        case .invalidRequest: return 2
-        default: return 1
-        }
     }
 
     /// The AFNetworking / NSURLError number for this error where one exists (design §6):

@@ -78,6 +78,10 @@ public struct HTTP1ConnectionOptions: Sendable {
     /// Continue before it is sent anyway. Default 1 s (curl's `--expect100-timeout` default).
     public var expectContinueTimeout: Duration = .seconds(1)
 
+    /// Sees the bytes sent and received (the CLI's --trace); nil, the default, costs nothing.
+    /// With a tap, file bodies and downloads go through the process (no sendfile or splice).
+    package var wireTap: WireTap? = nil
+
     /// The defaults.
     public init() {}
 

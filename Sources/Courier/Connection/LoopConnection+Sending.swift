@@ -67,6 +67,7 @@ extension LoopConnection {
         }
         if let total = options.totalTimeout { armDeadline(after: total) }
         startSpeedCheck()
+        if let tap = options.wireTap { tap.bytes(tapIdentity, .sentHead, head.bytes.joined) }
         guard enqueue(head.bytes) else { return .failed(failure!) }
         let readiness = startWrite()
         // The response is read (ahead) from now on, while the request body is still being sent.
@@ -89,6 +90,7 @@ extension LoopConnection {
         } catch {
             return .failed(ConnectionError.invalidBody(error))
         }
+        if let tap = options.wireTap, !list.isEmpty { tap.bytes(tapIdentity, .sentBody, list.joined) }
         guard enqueue(list) else { return .failed(failure!) }
         return startWrite()
     }
@@ -136,6 +138,7 @@ extension LoopConnection {
             completeExchangeIfDone()
             return .ready(())
         }
+        if let tap = options.wireTap, !list.isEmpty { tap.bytes(tapIdentity, .sentBody, list.joined) }
         guard enqueue(list) else { return .failed(failure!) }
         return startWrite()
     }

@@ -456,8 +456,10 @@ final class LoopConnection: @unchecked Sendable {
                 }
                 var closedByPeer = false
                 var tlsError: TLSError?
+                var carried = 0
                 let (plain, _) = try loop.receiveBuffers.fill(size: readSize * 2) { (buffer: inout ByteBuffer) throws(Errno) -> Void in
                     machine.moveUnconsumedBytes(into: &buffer)
+                    carried = buffer.readableBytes
                     do throws(TLSError) {
                         readLoop: while true {
                             switch try tls.readPlaintext(from: &cipher, into: &buffer) {
@@ -473,6 +475,7 @@ final class LoopConnection: @unchecked Sendable {
                     // record into its own buffer); what may follow a close_notify or an error is
                     // never read.
                 }
+                if options.wireTap != nil { tapReceived(plain, fresh: plain.readableBytes - carried) }
                 if let tlsError {
                     // RFC 8446 §6.1 / design §9: a close without close_notify truncates a body
                     // delimited by the close (curl 56); elsewhere the framing decides.
@@ -509,6 +512,7 @@ final class LoopConnection: @unchecked Sendable {
                     if plain.readableBytes > 0 { try machine.receivedBytes(plain) }
                     eof = true
                 case .processed(let n):
+                    if options.wireTap != nil { tapReceived(plain, fresh: n) }
                     try machine.receivedBytes(plain)
                     gotBytes = true
                     filledTheRead = n >= requested
@@ -548,6 +552,17 @@ final class LoopConnection: @unchecked Sendable {
         }
         return filledTheRead && !eof && failure == nil
     }
+
+    /// Hands the wire tap the last `fresh` bytes of `buffer`: what this read added after the
+    /// unconsumed tail carried over from the one before.
+    func tapReceived(_ buffer: ByteBuffer, fresh: Int) {
+        guard let tap = options.wireTap, fresh > 0 else { return }
+        let bytes = buffer.withUnsafeReadableBytes { Array($0.suffix(fresh)) }
+        tap.bytes(tapIdentity, .received, bytes)
+    }
+
+    /// This connection's identity in the wire tap's records.
+    var tapIdentity: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
 
     /// Adapts the next read's size to how much the last read returned.
     func adapt(readSize n: Int) {

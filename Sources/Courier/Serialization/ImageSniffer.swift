@@ -55,19 +55,11 @@ public struct ImageInfo: Sendable, Hashable {
 /// Why the bytes give no image size.
 public struct ImageSniffError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The closed set of reasons.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The name.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .unrecognized, .truncated, .malformed
         ]
         init(_ rawValue: String) { self.rawValue = rawValue }
@@ -77,8 +69,6 @@ public struct ImageSniffError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let truncated = Code("truncated")
         /// A known format with a structure that cannot hold a size (bad IFD, SOS before SOF, ...).
         public static let malformed = Code("malformed")
-        /// The name.
-        public var description: String { rawValue }
     }
     /// The reason.
     public var code: Code

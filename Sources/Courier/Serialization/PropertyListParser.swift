@@ -15,19 +15,11 @@ import CourierJSON
 /// Why a body is not a property list.
 public struct PropertyListError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The closed set of reasons.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The name.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .unknownFormat, .invalidXML, .invalidStructure, .invalidScalar, .invalidBinary, .cycle,
             .limitExceeded
         ]
@@ -46,8 +38,6 @@ public struct PropertyListError: Error, Hashable, Sendable, CustomStringConverti
         public static let cycle = Code("cycle")
         /// Nesting deeper than `Limits.maxDepth`, or more values than `Limits.maxValues`.
         public static let limitExceeded = Code("limitExceeded")
-        /// The name.
-        public var description: String { rawValue }
     }
 
     /// The reason.

@@ -1,6 +1,7 @@
 // RequestSerializationError: everything a request serializer refuses, before anything is built
 // (design §6: bad input gets a clear error before anything is sent).
 
+import CourierBytes
 import CourierHTTP1
 import CourierMultipart
 import CourierURL
@@ -8,19 +9,11 @@ import CourierURL
 /// Why a request serializer could not build a request.
 public struct RequestSerializationError: Error, Sendable, CustomStringConvertible {
     /// The stable reason. Message text is not API.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The code's name.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .invalidHeaderField, .invalidQuery, .parametersNotKeyValue,
             .queryStringSerializationFailed, .invalidJSONValue, .invalidPropertyListValue,
             .multipartFailed, .methodCannotHaveBody, .notMultipart
@@ -52,9 +45,6 @@ public struct RequestSerializationError: Error, Sendable, CustomStringConvertibl
         /// A call that writes a multipart body to a file was given a request without one
         /// (AFNetworking asserts that the request has a body stream).
         public static let notMultipart = Code("notMultipart")
-
-        /// The name.
-        public var description: String { rawValue }
     }
 
     /// The reason.

@@ -24,19 +24,11 @@ import CourierBytes
 /// Why a response serializer produced no value.
 public struct ResponseSerializationError: Error, Sendable, CustomStringConvertible {
     /// A stable reason with AFNetworking's number.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The code's stable name (the identity).
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .unacceptableStatusCode, .unacceptableContentType, .invalidJSON, .jsonFragmentNotAllowed,
             .invalidPropertyList, .decodingFailed, .unknownCharset, .invalidText, .invalidXML,
             .invalidImage

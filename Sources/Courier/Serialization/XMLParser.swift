@@ -31,19 +31,11 @@ import CourierBytes
 /// A stable XML error code and the byte offset where it was found.
 public struct XMLError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The closed set of reasons.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The name.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .unexpectedEndOfInput, .unexpectedByte, .invalidUTF8, .invalidCharacter, .invalidName,
             .mismatchedTag, .undefinedEntity, .invalidReference, .duplicateAttribute,
             .doctypeNotAllowed, .invalidComment, .misplacedXMLDeclaration, .noRootElement,
@@ -87,8 +79,6 @@ public struct XMLError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let depthLimitExceeded = Code("depthLimitExceeded")
         /// More attributes on one element than `Limits.maxAttributes`.
         public static let attributeLimitExceeded = Code("attributeLimitExceeded")
-        /// The name.
-        public var description: String { rawValue }
     }
 
     /// The reason.

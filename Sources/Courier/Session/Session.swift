@@ -115,6 +115,7 @@ final class SessionState: Sendable {
         options.limits = configuration.parserLimits
         options.resolver = resolver
         options.securityPolicy = configuration.securityPolicy
+        options.wireTap = configuration.wireTap
         // Read when each connection is opened: the handler can be set at any time.
         let hooks = self.hooks
         options.currentServerTrustHandler = {
@@ -135,7 +136,7 @@ final class SessionState: Sendable {
         state.withLock { s -> TaskLifecycle? in
             guard !s.invalidating else { return nil }
             s.nextIdentifier += 1
-            let core = TaskLifecycle(identifier: s.nextIdentifier)
+            let core = TaskLifecycle(identifier: s.nextIdentifier, eventTap: configuration.wireTap?.event)
             core.session = self
             s.tasks[s.nextIdentifier] = core
             return core

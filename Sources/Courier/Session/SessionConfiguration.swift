@@ -67,6 +67,10 @@ public struct SessionConfiguration: Sendable {
     /// socket to the file in the kernel (splice(2)), without copying it through the process.
     /// Default true; content-coded, chunked and TLS bodies are always written through the process.
     public var splicesDownloads: Bool = true
+    /// Sees every connection's bytes and the tasks' events in step with them (the CLI's
+    /// `--trace`); not coded. Default nil: nothing is observed. A tap turns off splicing and
+    /// sendfile, so every byte passes through the process.
+    package var wireTap: WireTap? = nil
     /// The network-activity tracker that counts this session's tasks, each from its resume to its
     /// suspension or completion (AFNetworkActivityIndicatorManager); nil (the default) counts
     /// nothing. Give several sessions `NetworkActivityTracker.shared`, or one of your own, to

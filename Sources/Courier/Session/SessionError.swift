@@ -1,9 +1,10 @@
 // SessionError: the one error type of the session layer (design §6). A stable code from a closed
 // set, the redacted URL, and the underlying error where there is one: a transport failure keeps its
 // ConnectionError, a serializer failure its ResponseSerializationError, a decoding failure its
-// ContentDecodingError. `curlExitCode` is the table
-// of design §9, `afNetworkingCode` the NSURLError numbers AFNetworking users know.
+// ContentDecodingError. `afNetworkingCode` gives the NSURLError numbers AFNetworking users know;
+// curl's exit codes are the tool's vocabulary, mapped in CourierCurlExitCodes (issue 15 §4).
 
+import CourierBytes
 import CourierCompression
 import CourierHTTP1
 import CourierMultipart
@@ -12,31 +13,20 @@ import CourierPosix
 /// An error from a session task.
 public struct SessionError: Error, Sendable, CustomStringConvertible {
     /// The stable error codes. Message text is not API; codes are.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         /// The code's name.
         public let rawValue: String
-        /// The code named `rawValue` when it is one of the constants below, else nil: the set is
-        /// closed (no other code can be made), and a name read back from a log gives its code.
-        /// - Parameter rawValue: the name.
-        public init?(rawValue: String) {
-            guard let code = Code.all.first(where: { $0.rawValue == rawValue }) else { return nil }
-            self = code
-        }
-
         /// A code of this module's own (the constants below).
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        /// Every code, for `init?(rawValue:)`.
-        static let all: [Code] = [
+        /// Every code of the set (what `init?(rawValue:)` answers).
+        public static let all: [Code] = [
             .cancelled, .invalidRequest, .invalidURL, .unsupportedScheme, .insecureRedirect,
             .tooManyRedirects, .redirectLoop, .redirectRefused, .badContentEncoding, .decodedSizeExceeded,
             .fileTooLarge, .bodyTooLarge, .resumeMismatch, .rangeNotSatisfiable, .fileWriteFailed,
             .invalidDestination, .fileReadFailed, .connection, .serialization, .invalidated,
             .responseHeadsTooLarge, .conflictingLocations, .invalidProxy, .unsupportedProxyScheme, .cacheMiss
         ]
-
-        /// The code's name.
-        public var description: String { rawValue }
 
         /// The task was cancelled (AFNetworking -999).
         public static let cancelled = Code("cancelled")
@@ -225,51 +215,6 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         }
         result.underlying = cause
         return result
-    }
-
-    /// curl's exit code for this error (design §9), for the command-line tool: `package`, so
-    /// the tool's vocabulary is no part of the library's API (issue 15 §4).
-    package var curlExitCode: Int {
-        switch code {
-        case .cancelled: return 42
-        case .invalidRequest: return 43
-        case .invalidURL: return 3
-        case .unsupportedScheme, .insecureRedirect: return 1
-        case .tooManyRedirects, .redirectLoop: return 47
-        case .redirectRefused: return 47
-        case .badContentEncoding: return 61
-        case .decodedSizeExceeded:
-            // The decoded size limit is curl's 63 (--max-filesize); a ratio bomb is bad content (61).
-            return decodingError?.code == .ratioExceeded ? 61 : 63
-        case .fileTooLarge: return 63
-        case .bodyTooLarge: return 63
-        case .resumeMismatch, .rangeNotSatisfiable: return 33
-        case .fileWriteFailed, .invalidDestination: return 23
-        case .fileReadFailed: return 26
-        case .responseHeadsTooLarge: return 100
-        case .conflictingLocations: return 8
-        case .invalidProxy: return 5
-        case .unsupportedProxyScheme: return 7
-        case .connection:
-            guard let connectionError else { return 56 }
-            if connectionError.code == .invalidRequest { return 43 }
-            if let parserError = connectionError.parserError {
-                // Every exceeded parser limit is curl's 100, never a generic protocol error.
-                if parserError.code.isLimit { return 100 }
-                // A reply cut short inside its head (the status line or right after it) is a
-                // weird reply, not a receive failure; nothing at all stays 52.
-                if parserError.code == .incompleteHead { return 8 }
-            }
-            return connectionError.curlExitCode
-        case .serialization:
-            guard let serializationError else { return 22 }
-            // AFNetworking wraps the content-type failure inside the status failure: status wins.
-            if serializationError.hasCode(.unacceptableStatusCode) { return 22 }
-            if serializationError.hasCode(.unacceptableContentType) { return 121 }
-            return 120
-        case .invalidated: return 42
-        default: return 1
-        }
     }
 
     /// The AFNetworking / NSURLError number where one exists: -999 cancelled, -1001 timed out,

@@ -189,8 +189,13 @@ final class TaskLifecycle: Sendable {
         set { sessionReference.withLock { $0.value = newValue } }
     }
 
-    init(identifier: Int) {
+    /// The session's wire tap's event observer, called in step with the transfer (the trace
+    /// orders events among the bytes); nil without a tap.
+    private let eventTap: (@Sendable (TaskEvent) -> Void)?
+
+    init(identifier: Int, eventTap: (@Sendable (TaskEvent) -> Void)? = nil) {
         self.identifier = identifier
+        self.eventTap = eventTap
         LiveObjects.created(.taskLifecycle)
     }
 
@@ -455,6 +460,7 @@ final class TaskLifecycle: Sendable {
     }
 
     func emit(_ event: TaskEvent) {
+        eventTap?(event)
         guard let observer = shared.withLock({ $0.observer }) else { return }
         callbacks.run { observer(event) }
     }

@@ -29,8 +29,9 @@ extension Transfer {
         let source = RequestBodySource(request.body, measured: body, url: url)
         defer { source.close() }
         // File ranges go out with sendfile on a plain connection (zero copy); over TLS the bytes
-        // must be encrypted here, so the source reads them into memory on its thread.
-        let ranges = !connection.usesTLS
+        // must be encrypted here, so the source reads them into memory on its thread; a wire
+        // tap must see them too.
+        let ranges = !connection.usesTLS && configuration.wireTap == nil
         while let segment = try await source.next(fileRanges: ranges) {
             switch segment {
             case .bytes(let bytes):

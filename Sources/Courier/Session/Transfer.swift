@@ -615,6 +615,7 @@ struct Transfer: Sendable {
         // from the socket to the file in the kernel (splice): no byte crosses this process.
         // A receive-rate cap is applied where the process reads, so a capped body is not spliced.
         if configuration.splicesDownloads, configuration.maximumReceiveRate == nil, configuration.lowSpeedLimit == nil,
+           configuration.wireTap == nil,
            decoder.isIdentity, !connection.usesTLS, let output = sink.spliceOutput {
             let before = received
             let moved = try await spliceBody(response, into: output, receivedBefore: before, total: total, deliver: deliver,
