@@ -94,7 +94,7 @@ extension PoolStateMachine {
             requests[request] = nil
             actions.append(.failRequest(request, PoolError(.cancelled)))
             // The attempt is already under way; let it serve the queue (or go idle) instead.
-            connections[connection]?.state = .connecting(reservedFor: nil)
+            updateConnection(connection) { $0.state = .connecting(reservedFor: nil) }
             origin.reservedConnecting -= 1
             origin.generalConnecting += 1
             putOrigin(origin, for: record.key)
@@ -149,9 +149,11 @@ extension PoolStateMachine {
 
     /// Leases a connection (established, not leased) to a request that is waiting or retried.
     mutating func lease(_ connection: ConnectionID, to request: RequestID, actions: inout [Action]) {
-        connections[connection]?.state = .leased(request)
-        requests[request]?.phase = .executing(connection)
-        requests[request]?.sendCount += 1
+        updateConnection(connection) { $0.state = .leased(request) }
+        updateRequest(request) { record in
+            record.phase = .executing(connection)
+            record.sendCount += 1
+        }
         actions.append(.executeRequest(request, on: connection))
     }
 
@@ -165,8 +167,10 @@ extension PoolStateMachine {
         if let waiter = origin.dequeueOldest() {
             lease(connection, to: waiter.request, actions: &actions)
         } else {
-            connections[connection]?.state = .idle
-            connections[connection]?.isReused = true
+            updateConnection(connection) { record in
+                record.state = .idle
+                record.isReused = true
+            }
             origin.pushIdle(IdleEntry(connection: connection, deadline: now.advanced(by: limits.idleTimeout)))
         }
     }
@@ -244,6 +248,23 @@ extension PoolStateMachine {
     /// The keys in the order they were first seen.
     func keysInCreationOrder() -> [PoolKey] {
         origins.sorted { $0.value.sequence < $1.value.sequence }.map(\.key)
+    }
+
+    /// Changes a connection's record, if there is one. A read and a write rather than
+    /// `connections[id]?.field = value`: that form goes through Dictionary's `_modify` accessors,
+    /// whose coroutine frames are heap allocations in a release build (three per assignment,
+    /// six of them on every request: docs/benchmarks.md, "Memory").
+    mutating func updateConnection(_ connection: ConnectionID, _ change: (inout ConnectionRecord) -> Void) {
+        guard var record = connections[connection] else { return }
+        change(&record)
+        connections[connection] = record
+    }
+
+    /// Changes a request's record, if there is one (as `updateConnection`, for the same reason).
+    mutating func updateRequest(_ request: RequestID, _ change: (inout RequestRecord) -> Void) {
+        guard var record = requests[request] else { return }
+        change(&record)
+        requests[request] = record
     }
 
     /// Whether this machine ever issued the identifier.

@@ -192,7 +192,7 @@ public struct PoolStateMachine: Sendable {
         requests[request] = nil
         var origin = takeOrigin(record.key)
         if keepAlive && state == .running {
-            connections[connection]?.isReused = true
+            updateConnection(connection) { $0.isReused = true }
             offer(connection, origin: &origin, now: now, actions: &actions)
         } else {
             close(connection, origin: &origin, actions: &actions)
@@ -226,7 +226,7 @@ public struct PoolStateMachine: Sendable {
             // too (a leased connection is released to them), so they may need an attempt of their
             // own, room permitting.
             let fresh = makeConnection(for: record.key, reservedFor: request, origin: &origin)
-            requests[request]?.phase = .awaitingFreshConnection(fresh)
+            updateRequest(request) { $0.phase = .awaitingFreshConnection(fresh) }
             actions.append(.createConnection(fresh, record.key))
             openConnectionsForWaiters(of: record.key, origin: &origin, actions: &actions)
         } else {

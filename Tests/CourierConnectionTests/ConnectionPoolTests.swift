@@ -107,6 +107,28 @@ extension ConnectionTests {
             }
         }
 
+        /// Each request moves the idle deadline later; the pool's one loop timer is not re-armed
+        /// for each (docs/benchmarks.md, "Memory"): it fires at the first deadline, finds a later
+        /// one wanted, and waits for it. The connection must survive a stream of requests that
+        /// lasts longer than the idle timeout, and still close once they stop.
+        @Test func theIdleTimeoutCountsFromTheLastRequest() async throws {
+            try await withServer { server in
+                var limits = PoolStateMachine.Limits()
+                limits.idleTimeout = .milliseconds(1_000)
+                let pool = ConnectionPool(limits: limits)
+                let origin = ConnectionPool.Origin(scheme: "http", host: "127.0.0.1", port: server.port)
+                let start = ContinuousClock.now
+                while ContinuousClock.now - start < .milliseconds(2_500) {
+                    #expect(try await fetch(pool, origin, .get, "/bytes/3") == "abc")
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(server.acceptedConnections == 1, "the connection was closed between requests")
+                #expect(await eventually(.seconds(5)) { server.openConnections == 0 })
+                #expect(await pool.connectionCount(for: origin) == 0)
+                await pool.shutdown()
+            }
+        }
+
         @Test func shutdownClosesEveryConnectionAndRefusesNewRequests() async throws {
             try await withServer { server in
                 let pool = ConnectionPool()

@@ -19,6 +19,9 @@ extension SessionTests {
                 let watcher = Task {
                     for await count in countStream { counts.append(count) }
                 }
+                // Subscribed before the first task runs: otherwise a fast first request is over
+                // (or under way) before the watcher's first value, which then is not the 0 below.
+                #expect(await eventually { counts.all == [0] })
                 let first = makeSession { $0.activityTracker = tracker }
                 let second = makeSession { $0.activityTracker = tracker }
                 let untracked = makeSession()

@@ -79,29 +79,56 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     /// A human-readable explanation (not API).
     public var message: String
     /// The connect failure, for `connectFailed` / `connectTimeout`.
-    public var connectError: ConnectError?
+    public var connectError: ConnectError? {
+        get { details?.connectError }
+        set { if newValue != nil || details != nil { mutableDetails().connectError = newValue } }
+    }
     /// The resolution failure, for `connectFailed`.
-    public var resolutionError: ResolutionError?
+    public var resolutionError: ResolutionError? {
+        get { details?.resolutionError }
+        set { if newValue != nil || details != nil { mutableDetails().resolutionError = newValue } }
+    }
     /// The TLS failure, for `tlsFailed`.
-    public var tlsError: TLSError?
+    public var tlsError: TLSError? {
+        get { details?.tlsError }
+        set { if newValue != nil || details != nil { mutableDetails().tlsError = newValue } }
+    }
     /// The HTTP/1.1 parse failure, for `protocolError`, `remoteClosed`, `bodyTruncated`.
     public var parserError: HTTPParserError?
     /// The encoding failure, for `invalidRequest`.
-    public var encodingError: HTTPEncodingError?
+    public var encodingError: HTTPEncodingError? {
+        get { details?.encodingError }
+        set { if newValue != nil || details != nil { mutableDetails().encodingError = newValue } }
+    }
     /// The system error, for read and write failures.
     public var errno: Errno?
     /// The proxy the failure happened at (`http://host:port`), when the connection went through
     /// one and the failure was the proxy's (resolving or reaching it, or its CONNECT reply).
-    public var proxy: String?
+    public var proxy: String? {
+        get { details?.proxy }
+        set { if newValue != nil || details != nil { mutableDetails().proxy = newValue } }
+    }
     /// The status of the proxy's reply to CONNECT, for `proxyTunnelFailed`.
-    public var proxyStatus: Int?
+    public var proxyStatus: Int? {
+        get { details?.proxyStatus }
+        set { if newValue != nil || details != nil { mutableDetails().proxyStatus = newValue } }
+    }
     /// The limit that was exceeded, in bytes, for `bodyTooLarge`.
-    public var limit: Int?
+    public var limit: Int? {
+        get { details?.limit }
+        set { if newValue != nil || details != nil { mutableDetails().limit = newValue } }
+    }
     /// The error a challenge handler failed the connection with (`ChallengeDisposition.fail`),
     /// as it was given; nil otherwise.
-    public var underlying: (any Error)?
+    public var underlying: (any Error)? {
+        get { details?.underlying }
+        set { if newValue != nil || details != nil { mutableDetails().underlying = newValue } }
+    }
     /// The CONNECT exchanges before a `proxyTunnelFailed` (for the `-v` trace).
-    var tunnelExchanges: [TunnelExchange] = []
+    var tunnelExchanges: [TunnelExchange] {
+        get { details?.tunnelExchanges ?? [] }
+        set { if !newValue.isEmpty || details != nil { mutableDetails().tunnelExchanges = newValue } }
+    }
     /// Whether any byte of the response had arrived when the exchange failed (nil when the
     /// failure was not during an exchange): the pool retries an idempotent request only when
     /// none had.
@@ -109,6 +136,50 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     /// Whether the failure was a write (curl's 55, send failure) rather than a read (56):
     /// `package` for CourierCurlExitCodes, which tells the two apart.
     package var whileSending = false
+
+    /// The parts most errors leave unset, out of line (as `SessionError` keeps its own): every
+    /// `throws(ConnectionError)` call of an async function reserves room for the error in the
+    /// caller's frame, and these parts made the error about 300 bytes (docs/benchmarks.md,
+    /// "Memory"). A value type still: the storage is copied before a write when it is shared.
+    private var details: Details?
+
+    private final class Details: @unchecked Sendable {
+        // @unchecked: written only through `mutableDetails()`, which copies a shared instance
+        // first, so an instance two errors share is never written (copy on write).
+        var connectError: ConnectError?
+        var resolutionError: ResolutionError?
+        var tlsError: TLSError?
+        var encodingError: HTTPEncodingError?
+        var proxy: String?
+        var proxyStatus: Int?
+        var limit: Int?
+        var underlying: (any Error)?
+        var tunnelExchanges: [TunnelExchange] = []
+
+        init() {}
+
+        init(copying other: Details) {
+            connectError = other.connectError
+            resolutionError = other.resolutionError
+            tlsError = other.tlsError
+            encodingError = other.encodingError
+            proxy = other.proxy
+            proxyStatus = other.proxyStatus
+            limit = other.limit
+            underlying = other.underlying
+            tunnelExchanges = other.tunnelExchanges
+        }
+    }
+
+    /// The details, made or copied so this error alone holds them.
+    private mutating func mutableDetails() -> Details {
+        if details == nil {
+            details = Details()
+        } else if !isKnownUniquelyReferenced(&details) {
+            details = Details(copying: details!)
+        }
+        return details!
+    }
 
     /// Creates an error.
     /// - Parameters:

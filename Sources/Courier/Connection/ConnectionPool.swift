@@ -112,6 +112,10 @@ public final class ConnectionPool: Sendable {
         self.options = options
         loop = options.eventLoop ?? SharedRuntime.loop
         timer = PoolTimer(loop: loop)
+        // Weak: a pending timer must not keep a pool nobody uses alive.
+        timer.setHandler { [weak self] in
+            self?.modify { _ in } actions: { s, _ in s.machine.timerFired(now: ConnectionPool.now()) }
+        }
     }
 
     deinit { LiveObjects.destroyed(.pool) }
@@ -200,19 +204,24 @@ public final class ConnectionPool: Sendable {
     private func modify<Result>(_ prepare: (inout State) -> Result,
                                 actions event: (inout State, Result) -> [PoolStateMachine.Action],
                                 transform: ([PoolStateMachine.Action]) -> Result? = { _ in nil }) -> Result {
-        let (result, effects) = state.withLock { s -> (Result, [Effect]) in
+        let (result, effects, timerEffect) = state.withLock { s -> (Result, [Effect], Effect?) in
             let prepared = prepare(&s)
             let actions = event(&s, prepared)
             var effects: [Effect] = []
-            apply(actions, to: &s, effects: &effects)
-            return (transform(actions) ?? prepared, effects)
+            var timerEffect: Effect?
+            apply(actions, to: &s, effects: &effects, timer: &timerEffect)
+            return (transform(actions) ?? prepared, effects, timerEffect)
         }
         run(effects)
+        if let timerEffect { run(timerEffect) }
         return result
     }
 
     /// Turns the machine's actions into changes of the shell's tables and effects to run later.
-    private func apply(_ actions: [PoolStateMachine.Action], to s: inout State, effects: inout [Effect]) {
+    /// The timer's effect (at most one per event, the machine's last word on it) is kept apart
+    /// from the others: on most requests it is the only effect, and an array for it would be an
+    /// allocation.
+    private func apply(_ actions: [PoolStateMachine.Action], to s: inout State, effects: inout [Effect], timer: inout Effect?) {
         for action in actions {
             switch action {
             case .createConnection(let id, let key):
@@ -243,9 +252,9 @@ public final class ConnectionPool: Sendable {
                     s.discarded.insert(id)
                 }
             case .scheduleTimer(let deadline):
-                effects.append(.scheduleTimer(deadline))
+                timer = .scheduleTimer(deadline)
             case .cancelTimer:
-                effects.append(.cancelTimer)
+                timer = .cancelTimer
             case .shutdownComplete:
                 effects.append(.shutdownComplete(s.shutdownWaiters))
                 s.shutdownWaiters.removeAll()
@@ -254,38 +263,36 @@ public final class ConnectionPool: Sendable {
     }
 
     private func run(_ effects: [Effect]) {
-        for effect in effects {
-            switch effect {
-            case .connect(let id, let key, let proxy):
-                let tls = key.scheme == "https" ? self.tls : nil
-                let options = self.options
-                // On the loop: the connection's set-up and its first exchange need no hop.
-                Task(executorPreference: loop) {
-                    do {
-                        let connection = try await HTTP1Connection.connect(host: key.host, port: UInt16(key.port), tls: tls, options: options,
-                                                                           via: proxy)
-                        self.established(id, connection)
-                    } catch {
-                        self.failedToConnect(id, error)
-                    }
+        for effect in effects { run(effect) }
+    }
+
+    private func run(_ effect: Effect) {
+        switch effect {
+        case .connect(let id, let key, let proxy):
+            let tls = key.scheme == "https" ? self.tls : nil
+            let options = self.options
+            // On the loop: the connection's set-up and its first exchange need no hop.
+            Task(executorPreference: loop) {
+                do {
+                    let connection = try await HTTP1Connection.connect(host: key.host, port: UInt16(key.port), tls: tls, options: options,
+                                                                       via: proxy)
+                    self.established(id, connection)
+                } catch {
+                    self.failedToConnect(id, error)
                 }
-            case .resume(let continuation, let lease):
-                continuation.resume(returning: lease)
-            case .fail(let continuation, let error):
-                continuation.resume(throwing: error)
-            case .close(let connection):
-                connection.closeSoon()
-            case .scheduleTimer(let deadline):
-                let delay = deadline.nanoseconds &- min(deadline.nanoseconds, ConnectionPool.now().nanoseconds)
-                // Weak: a pending timer must not keep a pool nobody uses alive.
-                timer.schedule(after: .nanoseconds(Int64(min(delay, UInt64(Int64.max))))) { [weak self] in
-                    self?.modify { _ in } actions: { s, _ in s.machine.timerFired(now: ConnectionPool.now()) }
-                }
-            case .cancelTimer:
-                timer.cancel()
-            case .shutdownComplete(let waiters):
-                for waiter in waiters { waiter.resume() }
             }
+        case .resume(let continuation, let lease):
+            continuation.resume(returning: lease)
+        case .fail(let continuation, let error):
+            continuation.resume(throwing: error)
+        case .close(let connection):
+            connection.closeSoon()
+        case .scheduleTimer(let deadline):
+            timer.schedule(at: deadline)
+        case .cancelTimer:
+            timer.disarm()
+        case .shutdownComplete(let waiters):
+            for waiter in waiters { waiter.resume() }
         }
     }
 
@@ -374,32 +381,111 @@ public final class ConnectionPool: Sendable {
     }
 }
 
-/// The pool's one pending timer, kept on an event loop's timer queue. Scheduling replaces the
-/// pending timer; both calls hop to the loop (timers are loop-confined) unless already there.
-final class PoolTimer: @unchecked Sendable {
-    // @unchecked: `pending` is touched only on the loop thread (inside `loop.execute`), which
-    // serialises every access.
+/// The pool's one timer, on an event loop's timer queue, armed lazily. The machine moves its
+/// deadline on nearly every request (`cancelTimer` when the idle connection is leased,
+/// `scheduleTimer(now + idle timeout)` when it comes back), and re-arming a loop timer each time
+/// cost a hop to the loop and five allocations per request. So one loop timer stays armed and the
+/// timer only records the instant the machine wants: a later instant (the usual case) or none
+/// costs a lock and nothing else; when the loop timer fires before the wanted instant it re-arms
+/// for it, and when nothing is wanted any more it does nothing. Only an earlier instant re-arms
+/// at once. The handler thus runs at the machine's deadline or after it, never before, and at
+/// most once per `schedule`. `cancel` (shutdown) removes the loop timer itself.
+final class PoolTimer: Sendable {
+    private struct State {
+        /// The instant the machine wants the handler run at; nil: none.
+        var wanted: CourierPool.Instant?
+        /// The instant the loop timer is armed for, or an arming on its way to the loop is for.
+        var armed: CourierPool.Instant?
+        /// Bumped by every arming and by `cancel`: a loop timer or an arming of another
+        /// generation is stale and does nothing.
+        var generation: UInt64 = 0
+        /// The loop timer; read and written on the loop thread only.
+        var timer: EventLoop.Timer?
+        var handler: (@Sendable () -> Void)?
+    }
+
     private let loop: EventLoop
-    private var pending: EventLoop.Timer?
+    private let state = Mutex(State())
 
     init(loop: EventLoop) { self.loop = loop }
 
-    /// Replaces the pending timer with one that runs `handler` on the loop after `delay`.
-    func schedule(after delay: Duration, _ handler: @escaping @Sendable () -> Void) {
+    /// Sets what runs when a wanted instant passes (once, before the first `schedule`).
+    func setHandler(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// Runs the handler on the loop at `deadline` (or just after it), instead of any earlier
+    /// wanted instant.
+    func schedule(at deadline: CourierPool.Instant) {
+        let generation = state.withLock { s -> UInt64? in
+            s.wanted = deadline
+            // The armed timer comes first: it re-arms for `deadline` when it fires.
+            if let armed = s.armed, armed <= deadline { return nil }
+            s.armed = deadline
+            s.generation &+= 1
+            return s.generation
+        }
+        guard let generation else { return }
+        loop.execute { [self] in arm(at: deadline, generation: generation) }
+    }
+
+    /// The machine wants no timer: a pending loop timer stays, and does nothing when it fires.
+    func disarm() {
+        state.withLock { $0.wanted = nil }
+    }
+
+    /// Removes the loop timer (shutdown): nothing pending remains on the loop.
+    func cancel() {
+        state.withLock { s in
+            s.wanted = nil
+            s.armed = nil
+            s.generation &+= 1
+        }
         loop.execute { [self] in
-            if let pending { loop.cancelTimer(pending) }
-            pending = loop.scheduleTimer(after: delay) { [weak self] in
-                self?.pending = nil
-                handler()
+            state.withLock { s in
+                if let timer = s.timer { loop.cancelTimer(timer) }
+                s.timer = nil
             }
         }
     }
 
-    /// Cancels the pending timer, if any.
-    func cancel() {
-        loop.execute { [self] in
-            if let pending { loop.cancelTimer(pending) }
-            pending = nil
+    /// On the loop: replaces the loop timer with one for `deadline`, unless a later arming or a
+    /// cancel came since (it is queued behind this call and does its own).
+    private func arm(at deadline: CourierPool.Instant, generation: UInt64) {
+        state.withLock { s in
+            guard s.generation == generation else { return }
+            if let timer = s.timer { loop.cancelTimer(timer) }
+            s.timer = armLoopTimer(at: deadline, generation: generation)
         }
+    }
+
+    /// On the loop, under the lock: a loop timer for `deadline` of `generation`.
+    private func armLoopTimer(at deadline: CourierPool.Instant, generation: UInt64) -> EventLoop.Timer {
+        let instant = CourierPosix.Instant(nanoseconds: Int64(clamping: deadline.nanoseconds))
+        // Weak: a pending timer must not keep a pool nobody uses alive.
+        return loop.scheduleTimer(at: instant) { [weak self] in self?.fired(generation: generation) }
+    }
+
+    /// On the loop: the loop timer of `generation` fired.
+    private func fired(generation: UInt64) {
+        let handler = state.withLock { s -> (@Sendable () -> Void)? in
+            guard s.generation == generation else { return nil }
+            s.timer = nil
+            guard let wanted = s.wanted else {
+                s.armed = nil
+                return nil
+            }
+            if wanted > ConnectionPool.now() {
+                // The deadline moved later since this timer was armed: wait for it.
+                s.generation &+= 1
+                s.armed = wanted
+                s.timer = armLoopTimer(at: wanted, generation: s.generation)
+                return nil
+            }
+            s.armed = nil
+            s.wanted = nil
+            return s.handler
+        }
+        handler?()
     }
 }

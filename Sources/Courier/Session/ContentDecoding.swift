@@ -15,6 +15,10 @@ struct ContentDecoding {
     /// Whether the body passes through untouched.
     var isIdentity: Bool { decoder?.isIdentity ?? true }
 
+    /// Whether `decode` returns each slice as it is, with no decoder at all (the caller may
+    /// skip it: its array is an allocation per slice).
+    var passesSlicesThrough: Bool { decoder == nil }
+
     static func make(for headers: HTTPHeaders, request: HTTPRequest, configuration: SessionConfiguration,
                      url: String) throws(SessionError) -> ContentDecoding {
         guard configuration.acceptsCompressedResponses, request.method != .head else { return ContentDecoding() }

@@ -81,13 +81,14 @@ public final class DataTask<Value: Sendable>: TaskCoreOwner, ResponseTask, @unch
         let outcome = self.outcome
         let limit = session.configuration.maximumBodySize
         core.install(work: { core in
-            let metrics = MetricsRecorder(url: url)
+            let metrics = MetricsRecorder(url: url, uri: request.uri)
             let sink = BufferSink(limit: limit, hooks: session.hooks, taskIdentifier: core.identifier)
             let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false)
             var response: TaskResponse<Value>
             do throws(SessionError) {
                 let final = try await transfer.run(request, sink: sink)
-                metrics.update { $0.effectiveURL = final.request.uri.redactedDescription }
+                let effectiveURL = metrics.url(of: final.request.uri)
+                metrics.update { $0.effectiveURL = effectiveURL }
                 let body = sink.collected.body
                 let result: Result<Value, SessionError>
                 do throws(ResponseSerializationError) {

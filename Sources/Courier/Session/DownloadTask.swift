@@ -510,7 +510,7 @@ public final class DownloadTask: TaskCoreOwner, ResponseTask, Sendable {
         }
         let prepared = request
         core.install(work: { core in
-            let metrics = MetricsRecorder(url: url)
+            let metrics = MetricsRecorder(url: url, uri: prepared.uri)
             let identifier = core.identifier
             let sink = FileSink(resume: resume, keepsPartialData: keepsPartialData, createMode: session.configuration.downloadFileMode,
                                 destination: destination,
@@ -520,7 +520,8 @@ public final class DownloadTask: TaskCoreOwner, ResponseTask, Sendable {
             let result: TaskResponse<String>
             do throws(SessionError) {
                 let final = try await transfer.run(prepared, sink: sink)
-                metrics.update { $0.effectiveURL = final.request.uri.redactedDescription }
+                let effectiveURL = metrics.url(of: final.request.uri)
+                metrics.update { $0.effectiveURL = effectiveURL }
                 result = TaskResponse(head: final.head, result: .success(sink.finalPath ?? ""), metrics: metrics.finish())
             } catch {
                 // Resume data: the kept partial file, else the record we started from (untouched).

@@ -281,6 +281,11 @@ final class TaskLifecycle: Sendable {
     /// Suspends the transfer while the task is suspended; returns at once when running.
     /// - Throws: `SessionError.cancelled` when the task was cancelled.
     func waitWhileSuspended() async throws(SessionError) {
+        // Running (the usual case, once per body slice): no continuation, which is an allocation.
+        if shared.withLock({ $0.state != .suspended }) {
+            if isCancelled || Task.isCancelled { throw SessionError(.cancelled, "the task was cancelled") }
+            return
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = shared.withLock { s -> Bool in
                 guard s.state == .suspended else { return true }
@@ -429,7 +434,18 @@ final class TaskLifecycle: Sendable {
     // one would stall every connection of the loop), so they run in order on `callbacks`, a
     // serial queue on the global executor; stream continuations are cheap and yield at once.
 
-    private let callbacks = CallbackQueue()
+    /// Made when the first callback is queued: most tasks have no handler and no observer, and
+    /// the queue is an allocation.
+    private let callbackQueue = Mutex<CallbackQueue?>(nil)
+
+    private var callbacks: CallbackQueue {
+        callbackQueue.withLock { queue in
+            if let queue { return queue }
+            let made = CallbackQueue()
+            queue = made
+            return made
+        }
+    }
 
     func reportUpload(_ progress: TransferProgress) {
         let (handler, streams) = shared.withLock { ($0.uploadHandler, $0.uploadStreams) }
@@ -451,7 +467,10 @@ final class TaskLifecycle: Sendable {
 
     /// Waits until every callback queued so far has run (the task's completion comes after its
     /// last progress value and event, as AFNetworking's delegate calls do).
-    func callbacksDrained() async { await callbacks.drained() }
+    func callbacksDrained() async {
+        guard let queue = callbackQueue.withLock({ $0 }) else { return }
+        await queue.drained()
+    }
 
     var hasObserver: Bool { shared.withLock { $0.observer != nil } }
 }
@@ -488,34 +507,42 @@ extension TaskCoreOwner {
 
 /// A value set once and awaited by any number of waiters.
 final class OnceValue<Value: Sendable>: Sendable {
+    // Unsafe continuations, and the first waiter (usually the only one) outside the array: a
+    // checked continuation and an array are an allocation each, on every task's outcome. Each
+    // continuation is resumed exactly once: by `set`, which takes every waiter out under the
+    // lock, or by `wait` itself when the value is already there.
     private struct State {
         var value: Value?
-        var waiters: [CheckedContinuation<Value, Never>] = []
+        var first: UnsafeContinuation<Value, Never>?
+        var others: [UnsafeContinuation<Value, Never>] = []
     }
     private let state = Mutex(State())
 
     /// Sets the value; later calls are ignored. Returns whether this call set it.
     @discardableResult
     func set(_ value: Value) -> Bool {
-        let waiters = state.withLock { s -> [CheckedContinuation<Value, Never>]? in
+        let waiters = state.withLock { s -> (UnsafeContinuation<Value, Never>?, [UnsafeContinuation<Value, Never>])? in
             guard s.value == nil else { return nil }
             s.value = value
-            let waiters = s.waiters
-            s.waiters.removeAll()
-            return waiters
+            defer {
+                s.first = nil
+                s.others = []
+            }
+            return (s.first, s.others)
         }
         guard let waiters else { return false }
-        for waiter in waiters { waiter.resume(returning: value) }
+        waiters.0?.resume(returning: value)
+        for waiter in waiters.1 { waiter.resume(returning: value) }
         return true
     }
 
     var current: Value? { state.withLock { $0.value } }
 
     func wait() async -> Value {
-        await withCheckedContinuation { continuation in
+        await withUnsafeContinuation { continuation in
             let ready = state.withLock { s -> Value? in
                 if let value = s.value { return value }
-                s.waiters.append(continuation)
+                if s.first == nil { s.first = continuation } else { s.others.append(continuation) }
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }

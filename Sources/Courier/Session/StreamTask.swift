@@ -240,13 +240,14 @@ public final class StreamTask: TaskCoreOwner, ResponseTask, Sendable {
         let sink = self.sink
         let finalMetrics = self.finalMetrics
         core.install(work: { core in
-            let metrics = MetricsRecorder(url: url)
+            let metrics = MetricsRecorder(url: url, uri: request.uri)
             sink.recorder.withLock { $0 = metrics }
             let transfer = Transfer(storage: session, core: core, metrics: metrics, isRangeRequest: false)
             var failure: SessionError?
             do throws(SessionError) {
                 let final = try await transfer.run(request, sink: sink)
-                metrics.update { $0.effectiveURL = final.request.uri.redactedDescription }
+                let effectiveURL = metrics.url(of: final.request.uri)
+                metrics.update { $0.effectiveURL = effectiveURL }
             } catch {
                 failure = error
                 await sink.abort(error, begun: true)

@@ -159,7 +159,7 @@ extension Transfer {
 
     private func checkCancelledServing(_ url: String) throws(SessionError) {
         if core.isCancelled || Task.isCancelled {
-            throw deadline.error ?? SessionError(.cancelled, "the task was cancelled", url: url)
+            throw deadline?.error ?? SessionError(.cancelled, "the task was cancelled", url: url)
         }
     }
 

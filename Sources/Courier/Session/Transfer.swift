@@ -50,13 +50,27 @@ struct TransferOutcome: Sendable {
 final class MetricsRecorder: Sendable {
     private struct State {
         var metrics: TaskMetrics
+        /// The last URI described by `url(of:)`, and its description.
+        var described: (uri: URI, text: String)?
     }
     private let state: Mutex<State>
     let started: Instant
 
-    init(url: String) {
+    /// - Parameters:
+    ///   - url: the task's URL as metrics and errors show it (`redactedDescription`).
+    ///   - uri: the URI `url` describes, when known: `url(of:)` answers it without a new string.
+    init(url: String, uri: URI? = nil) {
         started = Instant.now()
-        state = Mutex(State(metrics: TaskMetrics(effectiveURL: url)))
+        state = Mutex(State(metrics: TaskMetrics(effectiveURL: url), described: uri.map { ($0, url) }))
+    }
+
+    /// `uri.redactedDescription`, made once per URI: a transfer names the same URI in its metrics
+    /// and its errors several times per request (each a new string: docs/benchmarks.md, "Memory").
+    func url(of uri: URI) -> String {
+        if let text = state.withLock({ s in s.described.flatMap { $0.uri == uri ? $0.text : nil } }) { return text }
+        let text = uri.redactedDescription
+        state.withLock { $0.described = (uri, text) }
+        return text
     }
 
     func update(_ body: (inout TaskMetrics) -> Void) { state.withLock { body(&$0.metrics) } }
@@ -105,8 +119,9 @@ struct Transfer: Sendable {
     let isRangeRequest: Bool
     /// The timeout error once the total deadline passed: the transfer is then cancelled, and
     /// whatever it reports on the way out names the deadline ("timed out", curl 28, -1001),
-    /// never "cancelled" (reserved for the caller's cancel).
-    let deadline = Deadline()
+    /// never "cancelled" (reserved for the caller's cancel). Nil without a total timeout (made
+    /// only for a transfer that has one: an allocation per request otherwise).
+    var deadline: Deadline? = nil
     /// The task's retries under the session's retry policy (nil: none).
     var retry: RetryController? = nil
 
@@ -162,9 +177,13 @@ struct Transfer: Sendable {
         guard let total = request.timeout ?? configuration.totalTimeout else {
             return try await runLoop(request, sink: sink)
         }
+        let deadline = Deadline()
+        var timed = self
+        timed.deadline = deadline
+        let transfer = timed
         let outcome: Result<TransferOutcome, SessionError> = await withTaskGroup(of: Result<TransferOutcome, SessionError>?.self) { group in
             group.addTask {
-                do throws(SessionError) { return .success(try await self.runLoop(request, sink: sink)) } catch { return .failure(error) }
+                do throws(SessionError) { return .success(try await transfer.runLoop(request, sink: sink)) } catch { return .failure(error) }
             }
             group.addTask {
                 try? await Task.sleep(for: total)
@@ -173,7 +192,7 @@ struct Transfer: Sendable {
                 error.message = "operation timed out after \(total)"
                 let failure = SessionError.connection(error, url: request.uri.redactedDescription)
                 // Recorded before the transfer is cancelled, so its way out reports this.
-                self.deadline.pass(failure)
+                deadline.pass(failure)
                 return .failure(failure)
             }
             var result: Result<TransferOutcome, SessionError>?
@@ -199,7 +218,9 @@ struct Transfer: Sendable {
 
     private func runLoop(_ original: HTTPRequest, sink: some ResponseSink) async throws(SessionError) -> TransferOutcome {
         var request = RequestPreparation.prepare(original, configuration: configuration, isRangeRequest: isRangeRequest)
-        var visited: Set<String> = [request.method.rawValue + " " + request.uri.description]
+        // The requests of the redirect chain (method and URL), made at the first redirect: most
+        // transfers have none.
+        var visited: Set<String> = []
         var redirects = 0
         var authentication = AuthenticationState()
         // A 417 answered this request's Expect: 100-continue: it is sent once more without it.
@@ -271,6 +292,7 @@ struct Transfer: Sendable {
                     await sink.abort(error, begun: false)
                     throw error
                 }
+                if visited.isEmpty { visited.insert(request.method.rawValue + " " + request.uri.description) }
                 let key = next.method.rawValue + " " + next.uri.description
                 guard visited.insert(key).inserted else {
                     let error = SessionError(.redirectLoop, "the redirect to \(next.uri.redactedDescription) leads back to an earlier request",
@@ -315,7 +337,7 @@ struct Transfer: Sendable {
             throw SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
         }
         if Task.isCancelled {
-            throw deadline.error ?? SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
+            throw deadline?.error ?? SessionError(.cancelled, "the task was cancelled", url: request.uri.redactedDescription)
         }
     }
 
@@ -326,7 +348,6 @@ struct Transfer: Sendable {
                           encoded: EncodedHead, expectTimeout: Duration?, sink: some ResponseSink, redirectsSoFar: Int,
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           mayAnswer407: Bool, cache: CacheContext?) async throws(SessionError) -> Step {
-        let url = request.uri.redactedDescription
         let begun = OneWayFlag()
         do {
             return try await storage.pool.execute(origin: origin, method: request.method, isBodyReplayable: true) { connection in
@@ -341,8 +362,9 @@ struct Transfer: Sendable {
                 reportTunnel(refused.tunnelExchanges)
                 metrics.update { $0.proxyConnectStatus = refused.proxyStatus }
             }
+            let url = metrics.url(of: request.uri)
             var failure = Transfer.sessionError(error, url: url, core: core, limits: configuration.parserLimits)
-            if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline.error { failure = timedOut }
+            if failure.code == .cancelled, !core.isCancelled, let timedOut = deadline?.error { failure = timedOut }
             // Nothing reached the caller: the retry policy may send it again (the sink is not told).
             if failure.retryPlan == nil, !begun.isSet, !core.isCancelled, let retry,
                let plan = retry.plan(error: failure, request: request) {
@@ -387,10 +409,12 @@ struct Transfer: Sendable {
                           authentication: AuthenticationState, mayResendWithoutExpect: Bool,
                           answering407 route: ProxyRoute?, cache: CacheContext?) async throws -> Step {
         let reused = connection.requestCount > 0
-        let remote = connection.remoteAddress.map { "\($0)" }
-        // Through a proxy the TCP peer is the proxy: -v names it, as curl does.
-        let peer = connection.proxy.map { ($0.host, $0.port) } ?? (connection.host, connection.port)
-        core.emit(.connected(host: peer.0, port: peer.1, address: remote, reused: reused, tls: connection.usesTLS))
+        if core.hasObserver {
+            let remote = connection.remoteAddress.map { "\($0)" }
+            // Through a proxy the TCP peer is the proxy: -v names it, as curl does.
+            let peer = connection.proxy.map { ($0.host, $0.port) } ?? (connection.host, connection.port)
+            core.emit(.connected(host: peer.0, port: peer.1, address: remote, reused: reused, tls: connection.usesTLS))
+        }
         if !reused {
             let tunnel = connection.tunnelExchanges
             if let last = tunnel.last {
@@ -401,9 +425,10 @@ struct Transfer: Sendable {
         let offset = metrics.elapsed
         let attempt = retry?.attempt ?? 1
         let timings = connection.timings
+        let url = metrics.url(of: request.uri)
         metrics.update { m in
             if !reused { m.connectCount += 1 }
-            var transaction = TransactionMetrics(url: request.uri.redactedDescription, reusedConnection: reused)
+            var transaction = TransactionMetrics(url: url, reusedConnection: reused)
             transaction.attempt = attempt
             transaction.fetchStart = offset
             if !reused {
@@ -502,7 +527,10 @@ struct Transfer: Sendable {
                 return .redirect(head, next: nil)
             }
         }
-        let authOrigin = "\(request.uri.scheme ?? "http")://\(request.uri.host?.text ?? ""):\(request.uri.effectivePort.map { String($0) } ?? "")"
+        // The origin a Digest answer names, made only for a 401 (a string per request otherwise).
+        func authOrigin() -> String {
+            "\(request.uri.scheme ?? "http")://\(request.uri.host?.text ?? ""):\(request.uri.effectivePort.map { String($0) } ?? "")"
+        }
         if head.status == 401, authentication.scheme == .digest, !authentication.staleRetried, let credential = authentication.credential,
            let digest = DigestChallenge.first(in: (try? AuthenticationChallenge.parse(head.headers["WWW-Authenticate"])) ?? []),
            digest.isStale {
@@ -510,7 +538,7 @@ struct Transfer: Sendable {
             // answer the new nonce once, without asking the handler again.
             try await drain(response.body, connection: connection)
             let value = digest.answer(credential: credential, method: request.method.rawValue, target: request.effectiveRequestTarget,
-                                      origin: authOrigin, counts: storage.digestNonceCounts)
+                                      origin: authOrigin(), counts: storage.digestNonceCounts)
             return .authenticate(credential, ChallengeAnswer(scheme: .digest, authorization: value), stale: true)
         }
         if head.status == 401, let handler = storage.hooks.withLock({ $0.challenge }), authentication.failures == 0 {
@@ -524,7 +552,7 @@ struct Transfer: Sendable {
                 // allowed: the 401 is the answer.
                 guard let answer = ChallengeAnswer.choose(for: head, credential: credential, schemes: configuration.authenticationSchemes,
                                                           method: request.method.rawValue, target: request.effectiveRequestTarget,
-                                                          origin: authOrigin, counts: storage.digestNonceCounts) else { break }
+                                                          origin: authOrigin(), counts: storage.digestNonceCounts) else { break }
                 try await drain(response.body, connection: connection)
                 return .authenticate(credential, answer, stale: false)
             case .cancelAuthenticationChallenge:
@@ -553,7 +581,7 @@ struct Transfer: Sendable {
 
     private func receiveBody(_ response: HTTP1Response, head: HTTPResponseHead, request: HTTPRequest,
                              sink: some ResponseSink, begun: OneWayFlag, connection: HTTP1Connection) async throws {
-        let url = request.uri.redactedDescription
+        let url = metrics.url(of: request.uri)
         let announced = configuration.ignoresContentLength ? nil : head.headers.first(name: "Content-Length").flatMap { UInt64($0) }
         var decoder = try ContentDecoding.make(for: head.headers, request: request, configuration: configuration, url: url)
         if let limit = configuration.maximumDownloadSize, decoder.isIdentity, let announced, announced > limit {
@@ -600,6 +628,10 @@ struct Transfer: Sendable {
         while true {
             try await core.waitWhileSuspended()
             guard let slice = try await iterator.next() else { break }
+            if decoder.passesSlicesThrough {
+                try await deliver(slice)
+                continue
+            }
             for piece in try decoder.decode(slice, url: url) { try await deliver(piece) }
         }
         for piece in try decoder.finish(url: url) { try await deliver(piece) }
