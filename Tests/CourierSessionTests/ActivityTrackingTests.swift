@@ -19,8 +19,7 @@ extension SessionTests {
                 let watcher = Task {
                     for await count in countStream { counts.append(count) }
                 }
-                // Subscribed before the first task runs: otherwise a fast first request is over
-                // (or under way) before the watcher's first value, which then is not the 0 below.
+                // And its starting value recorded before the first task runs.
                 #expect(await eventually { counts.all == [0] })
                 let first = makeSession { $0.activityTracker = tracker }
                 let second = makeSession { $0.activityTracker = tracker }
