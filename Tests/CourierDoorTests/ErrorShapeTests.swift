@@ -104,3 +104,29 @@ extension ErrorShapeTests {
         #expect(error.errno == .fileExists)
     }
 }
+
+extension ErrorShapeTests {
+    /// The errors keep their rarely set parts out of line (OutOfLine), behind one reference: still
+    /// values, so a copy changed afterwards leaves the original as it was, and back.
+    @Test("errors are values: changing a copy's out-of-line parts leaves the original alone")
+    func outOfLinePartsAreCopiedOnWrite() {
+        var original = ConnectionError(.bodyTooLarge, "too large")
+        #expect(original.limit == nil && original.proxy == nil)
+        original.limit = 10
+        var copy = original
+        copy.limit = 20
+        copy.proxy = "http://proxy.example:3128"
+        #expect(original.limit == 10 && original.proxy == nil)
+        #expect(copy.limit == 20 && copy.proxy == "http://proxy.example:3128")
+        original.limit = nil
+        #expect(original.limit == nil && copy.limit == 20)
+
+        var session = SessionError(.connection, "failed")
+        session.connectionError = copy
+        let before = session
+        session.connectionError?.limit = 30
+        #expect(before.connectionError?.limit == 20)
+        #expect(session.connectionError?.limit == 30)
+        #expect(session.connectionError?.proxy == "http://proxy.example:3128")
+    }
+}

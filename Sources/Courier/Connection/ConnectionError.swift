@@ -80,54 +80,54 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The connect failure, for `connectFailed` / `connectTimeout`.
     public var connectError: ConnectError? {
-        get { details?.connectError }
-        set { if newValue != nil || details != nil { mutableDetails().connectError = newValue } }
+        get { details.parts?.connectError }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.connectError = newValue } } }
     }
     /// The resolution failure, for `connectFailed`.
     public var resolutionError: ResolutionError? {
-        get { details?.resolutionError }
-        set { if newValue != nil || details != nil { mutableDetails().resolutionError = newValue } }
+        get { details.parts?.resolutionError }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.resolutionError = newValue } } }
     }
     /// The TLS failure, for `tlsFailed`.
     public var tlsError: TLSError? {
-        get { details?.tlsError }
-        set { if newValue != nil || details != nil { mutableDetails().tlsError = newValue } }
+        get { details.parts?.tlsError }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.tlsError = newValue } } }
     }
     /// The HTTP/1.1 parse failure, for `protocolError`, `remoteClosed`, `bodyTruncated`.
     public var parserError: HTTPParserError?
     /// The encoding failure, for `invalidRequest`.
     public var encodingError: HTTPEncodingError? {
-        get { details?.encodingError }
-        set { if newValue != nil || details != nil { mutableDetails().encodingError = newValue } }
+        get { details.parts?.encodingError }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.encodingError = newValue } } }
     }
     /// The system error, for read and write failures.
     public var errno: Errno?
     /// The proxy the failure happened at (`http://host:port`), when the connection went through
     /// one and the failure was the proxy's (resolving or reaching it, or its CONNECT reply).
     public var proxy: String? {
-        get { details?.proxy }
-        set { if newValue != nil || details != nil { mutableDetails().proxy = newValue } }
+        get { details.parts?.proxy }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.proxy = newValue } } }
     }
     /// The status of the proxy's reply to CONNECT, for `proxyTunnelFailed`.
     public var proxyStatus: Int? {
-        get { details?.proxyStatus }
-        set { if newValue != nil || details != nil { mutableDetails().proxyStatus = newValue } }
+        get { details.parts?.proxyStatus }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.proxyStatus = newValue } } }
     }
     /// The limit that was exceeded, in bytes, for `bodyTooLarge`.
     public var limit: Int? {
-        get { details?.limit }
-        set { if newValue != nil || details != nil { mutableDetails().limit = newValue } }
+        get { details.parts?.limit }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.limit = newValue } } }
     }
     /// The error a challenge handler failed the connection with (`ChallengeDisposition.fail`),
     /// as it was given; nil otherwise.
     public var underlying: (any Error)? {
-        get { details?.underlying }
-        set { if newValue != nil || details != nil { mutableDetails().underlying = newValue } }
+        get { details.parts?.underlying }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.underlying = newValue } } }
     }
     /// The CONNECT exchanges before a `proxyTunnelFailed` (for the `-v` trace).
     var tunnelExchanges: [TunnelExchange] {
-        get { details?.tunnelExchanges ?? [] }
-        set { if !newValue.isEmpty || details != nil { mutableDetails().tunnelExchanges = newValue } }
+        get { details.parts?.tunnelExchanges ?? [] }
+        set { if !newValue.isEmpty || !details.isEmpty { details.modify { $0.tunnelExchanges = newValue } } }
     }
     /// Whether any byte of the response had arrived when the exchange failed (nil when the
     /// failure was not during an exchange): the pool retries an idempotent request only when
@@ -141,11 +141,9 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
     /// `throws(ConnectionError)` call of an async function reserves room for the error in the
     /// caller's frame, and these parts made the error about 300 bytes (docs/benchmarks.md,
     /// "Memory"). A value type still: the storage is copied before a write when it is shared.
-    private var details: Details?
+    private var details = OutOfLine<Details>()
 
-    private final class Details: @unchecked Sendable {
-        // @unchecked: written only through `mutableDetails()`, which copies a shared instance
-        // first, so an instance two errors share is never written (copy on write).
+    private struct Details: OutOfLineParts {
         var connectError: ConnectError?
         var resolutionError: ResolutionError?
         var tlsError: TLSError?
@@ -155,30 +153,6 @@ public struct ConnectionError: Error, Sendable, CustomStringConvertible {
         var limit: Int?
         var underlying: (any Error)?
         var tunnelExchanges: [TunnelExchange] = []
-
-        init() {}
-
-        init(copying other: Details) {
-            connectError = other.connectError
-            resolutionError = other.resolutionError
-            tlsError = other.tlsError
-            encodingError = other.encodingError
-            proxy = other.proxy
-            proxyStatus = other.proxyStatus
-            limit = other.limit
-            underlying = other.underlying
-            tunnelExchanges = other.tunnelExchanges
-        }
-    }
-
-    /// The details, made or copied so this error alone holds them.
-    private mutating func mutableDetails() -> Details {
-        if details == nil {
-            details = Details()
-        } else if !isKnownUniquelyReferenced(&details) {
-            details = Details(copying: details!)
-        }
-        return details!
     }
 
     /// Creates an error.

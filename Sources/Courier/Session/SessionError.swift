@@ -94,42 +94,42 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public var url: String?
     /// The transport error, for `.connection` (and `.cancelled` when the transport saw it).
     public var connectionError: ConnectionError? {
-        get { details?.connectionError }
-        set { if newValue != nil || details != nil { mutableDetails().connectionError = newValue } }
+        get { details.parts?.connectionError }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.connectionError = newValue } } }
     }
     /// The serializer's error, for `.serialization`.
     public var serializationError: ResponseSerializationError? {
-        get { details?.serializationError }
-        set { if newValue != nil || details != nil { mutableDetails().serializationError = newValue } }
+        get { details.parts?.serializationError }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.serializationError = newValue } } }
     }
     /// The content decoder's error, for `.badContentEncoding` and `.decodedSizeExceeded`.
     public var decodingError: ContentDecodingError? {
-        get { details?.decodingError }
-        set { if newValue != nil || details != nil { mutableDetails().decodingError = newValue } }
+        get { details.parts?.decodingError }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.decodingError = newValue } } }
     }
     /// The errno of a file operation, for `.fileWriteFailed`, `.fileReadFailed` and
     /// `.invalidDestination`.
     public var errno: Errno? {
-        get { details?.errno }
-        set { if newValue != nil || details != nil { mutableDetails().errno = newValue } }
+        get { details.parts?.errno }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.errno = newValue } } }
     }
     /// Set when the retry policy takes over a failed attempt: the transfer waits and sends the
     /// request again instead of reporting this error.
     var retryPlan: RetryPlan? {
-        get { details?.retryPlan }
-        set { if newValue != nil || details != nil { mutableDetails().retryPlan = newValue } }
+        get { details.parts?.retryPlan }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.retryPlan = newValue } } }
     }
     /// The request serializer's error, for `.invalidRequest` raised while building the request.
     public var requestSerializationError: RequestSerializationError? {
-        get { details?.requestSerializationError }
-        set { if newValue != nil || details != nil { mutableDetails().requestSerializationError = newValue } }
+        get { details.parts?.requestSerializationError }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.requestSerializationError = newValue } } }
     }
     /// The error the caller's own code threw — a custom query-string closure, a multipart
     /// body closure, an `Encodable`'s `encode(to:)` — as it was thrown, so the caller can match
     /// it; nil when one of Courier's own checks failed.
     public var underlying: (any Error)? {
-        get { details?.underlying }
-        set { if newValue != nil || details != nil { mutableDetails().underlying = newValue } }
+        get { details.parts?.underlying }
+        set { if newValue != nil || !details.isEmpty { details.modify { $0.underlying = newValue } } }
     }
 
     /// The parts most errors leave unset, out of line. Every `throws(SessionError)` call of an
@@ -137,11 +137,9 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     /// inline the error was several hundred bytes: the frames of one request's transfer added up
     /// to about 90 KB of task stack, allocated slab by slab (docs/benchmarks.md, "Memory"). A
     /// value type still: the storage is copied before a write when it is shared.
-    private var details: Details?
+    private var details = OutOfLine<Details>()
 
-    private final class Details: @unchecked Sendable {
-        // @unchecked: written only through `mutableDetails()`, which copies a shared instance
-        // first, so an instance two errors share is never written (copy on write).
+    private struct Details: OutOfLineParts {
         var connectionError: ConnectionError?
         var serializationError: ResponseSerializationError?
         var decodingError: ContentDecodingError?
@@ -149,28 +147,6 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
         var retryPlan: RetryPlan?
         var requestSerializationError: RequestSerializationError?
         var underlying: (any Error)?
-
-        init() {}
-
-        init(copying other: Details) {
-            connectionError = other.connectionError
-            serializationError = other.serializationError
-            decodingError = other.decodingError
-            errno = other.errno
-            retryPlan = other.retryPlan
-            requestSerializationError = other.requestSerializationError
-            underlying = other.underlying
-        }
-    }
-
-    /// The details, made or copied so this error alone holds them.
-    private mutating func mutableDetails() -> Details {
-        if details == nil {
-            details = Details()
-        } else if !isKnownUniquelyReferenced(&details) {
-            details = Details(copying: details!)
-        }
-        return details!
     }
 
     /// Creates an error.
